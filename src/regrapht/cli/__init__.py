@@ -1,0 +1,35 @@
+"""The `regrapht` command line. It only wires: every command lives in a module of its own that
+imports the layer it drives and registers itself on the shared app."""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(
+    name="regrapht",
+    help=(
+        "Turn serial C++ into fast, verified CUDA with small local models.\n\n"
+        "Start with `regrapht doctor` to see what this machine can run, then "
+        "`regrapht eval TASK_DIR CANDIDATE` to judge a kernel."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# Each module defines register(app). Add new command modules here.
+COMMAND_MODULES = (
+    "regrapht.cli.doctor_cmd",
+    "regrapht.cli.eval_cmd",
+    "regrapht.cli.llm_cmd",
+    "regrapht.cli.graph_cmd",
+)
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(_name).register(app)
+
+
+def main() -> None:
+    app()

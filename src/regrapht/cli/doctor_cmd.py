@@ -1,0 +1,36 @@
+"""`regrapht doctor`: what this machine can run."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from regrapht import doctor
+
+
+def register(app: typer.Typer) -> None:
+    app.command("doctor")(doctor_command)
+
+
+def doctor_command(as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON.")) -> None:
+    """Report GPUs, driver, CUDA, nvcc, g++/OpenMP, PyTorch and optional extras, with a fix for each gap."""
+    checks = doctor.run_checks()
+    if as_json:
+        print(json.dumps([c.to_dict() for c in checks], indent=2))
+        return
+    table = Table(title="regrapht doctor", title_justify="left")
+    for column in ("check", "status", "detail", "needed for", "fix"):
+        table.add_column(column)
+    for c in checks:
+        table.add_row(
+            escape(c.name),
+            "[green]ok[/]" if c.ok else "[yellow]missing[/]",
+            escape(c.detail),
+            escape(c.required_for),
+            "" if c.ok else escape(c.fix),
+        )
+    Console().print(table)

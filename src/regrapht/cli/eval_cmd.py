@@ -1,0 +1,155 @@
+"""`regrapht eval`: judge one candidate for one task."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from regrapht.eval import EvalConfig, Evaluation, Evaluator, ReferenceError, TimingConfig, toolchain
+from regrapht.tasks import TaskError, find_task
+
+STATUS_STYLE = {
+    "correct": "bold green",
+    "wrong_answer": "bold red",
+    "integrity_violation": "bold magenta",
+    "timeout": "bold yellow",
+    "runtime_error": "bold red",
+    "compile_error": "bold red",
+}
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)
+
+
+def eval_command(
+    task: str = typer.Argument(
+        ..., help="A task folder, or the id of a shipped task (see `regrapht tasks list`)."
+    ),
+    candidate: Path = typer.Argument(..., exists=True, dir_okay=False, help="The candidate source file."),
+    target: str = typer.Option(
+        None,
+        "--target",
+        "-t",
+        help="cuda (nvcc, runs on the GPU) or cpu (g++ -fopenmp). Default: from the file's extension (.cu -> cuda).",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the full evaluation record as JSON."),
+    timing: bool = typer.Option(
+        True, "--timing/--no-timing", help="Time the candidate against its baselines."
+    ),
+    seeds: int = typer.Option(3, min=1, help="Random input sets per test size."),
+    budget: float = typer.Option(
+        2.0, min=0.05, help="Seconds of timing for the candidate and its GPU baselines."
+    ),
+    secret: str = typer.Option(
+        None,
+        help="Hex secret for the input seeds, to reproduce a run exactly. Default: fresh and random.",
+    ),
+    no_screen: bool = typer.Option(
+        False,
+        "--no-screen",
+        help="Record static-screen findings but run the candidate anyway.",
+    ),
+) -> None:
+    """Compile, verify and time CANDIDATE for TASK, and print the verdict.
+
+    The candidate runs in its own process on guarded, poisoned buffers over several sizes and
+    secret seeds, then is timed interleaved with the task's baselines (the serial reference, and
+    naive.cu on the GPU). Exit status: 0 when correct, 1 for any other verdict, 2 when the task
+    or the tools are at fault.
+
+    Examples:
+
+      regrapht eval saxpy my_saxpy.cu
+
+      regrapht eval path/to/task solution.cpp --target cpu --json
+    """
+    console = Console(stderr=True)
+    try:
+        task_obj = find_task(task)
+    except (TaskError, FileNotFoundError) as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    chosen = target or ("cuda" if candidate.suffix in (".cu", ".cuh") else "cpu")
+    if chosen not in ("cuda", "cpu"):
+        console.print(f"[red]error:[/] --target must be cuda or cpu, not {chosen!r}")
+        raise typer.Exit(2)
+    if chosen == "cuda" and not toolchain.gpus():
+        console.print(
+            "[red]error:[/] no NVIDIA GPU is visible here (nvidia-smi finds none), so a cuda candidate "
+            "cannot run. Evaluate an OpenMP candidate with --target cpu, or run this on a GPU machine. "
+            "`regrapht doctor` shows what is missing."
+        )
+        raise typer.Exit(2)
+    config = EvalConfig(
+        seeds=seeds,
+        timing=timing,
+        timing_config=TimingConfig(budget_s=budget),
+        static_screen=not no_screen,
+        secret=bytes.fromhex(secret) if secret else None,
+    )
+    source = candidate.read_text()
+    try:
+        with (
+            Evaluator(config) as evaluator,
+            console.status(f"evaluating {candidate.name} on {task_obj.id} ({chosen})"),
+        ):
+            result = evaluator.evaluate(task_obj, source, chosen)
+    except ReferenceError as exc:
+        console.print(f"[red]task error:[/] {exc}")
+        raise typer.Exit(2) from None
+    if as_json:
+        sys.stdout.write(result.to_json() + "\n")
+    else:
+        print_evaluation(Console(), result)
+    raise typer.Exit(0 if result.correct else 1)
+
+
+def print_evaluation(console: Console, ev: Evaluation) -> None:
+    style = STATUS_STYLE.get(ev.status, "bold")
+    console.print(
+        f"[{style}]{ev.status}[/]  task [bold]{ev.task_id}[/] on [bold]{ev.target}[/]"
+        + (f"  reward {ev.reward:.3f}" if ev.reward is not None else "")
+    )
+    if ev.message:
+        console.print(ev.message, markup=False, highlight=False)
+    for finding in ev.screen:
+        console.print(f"[dim]screen ({finding['severity']}): line {finding['line']}: {finding['message']}[/]")
+    for note in ev.integrity:
+        console.print(f"[dim]{note}[/]")
+    if ev.cases:
+        passed = sum(c.status == "correct" for c in ev.cases)
+        console.print(
+            f"correctness: {passed}/{len(ev.cases)} cases passed"
+            + (f", max relative error {max(c.max_rel_error for c in ev.cases):.2e}" if passed else "")
+        )
+    if ev.timings:
+        table = Table(title="timing (median over interleaved calls, cold L2)", title_justify="left")
+        for column in ("kernel", "median ms", "IQR ms", "calls", "speedup of candidate", "95% CI"):
+            table.add_column(column, justify="right" if column != "kernel" else "left")
+        for name, t in sorted(ev.timings.items(), key=lambda kv: kv[0] != "candidate"):
+            s = ev.speedups.get(name)
+            table.add_row(
+                name,
+                f"{t['median_s'] * 1e3:.4f}",
+                f"{t['iqr_s'] * 1e3:.4f}",
+                str(t["n"]),
+                f"{s['value']:.2f}x" if s else "",
+                f"{s['ci_low']:.2f}-{s['ci_high']:.2f}" if s else "",
+            )
+        console.print(table)
+    roof = ev.roofline
+    if roof.get("fraction_of_floor") is not None:
+        console.print(
+            f"roofline: {roof['fraction_of_floor'] * 100:.1f}% of the physical floor "
+            f"({roof['floor_s'] * 1e3:.4f} ms at {roof['bandwidth_bytes_per_s'] / 1e12:.2f} TB/s measured)"
+        )
+    fp = ev.fingerprint
+    console.print(
+        f"[dim]{fp.get('gpu') or fp.get('cpu')} | nvcc {fp.get('nvcc')} | {fp.get('gxx')} | "
+        f"regrapht {fp.get('regrapht')}[/]"
+    )

@@ -1,0 +1,277 @@
+"""Compiling candidates into shared libraries: content-addressed cache, parallel pool, trimmed errors.
+
+Every source gets a small C-linkage entry point appended (`__regrapht_entry`) that calls the task's
+function with the task's declared parameter types. The harness only ever calls that entry, so a
+candidate's own linkage does not matter, and a signature that does not match fails at compile time
+with a message that says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from regrapht.eval import toolchain
+
+Kind = Literal["cuda", "cpu", "serial"]
+ENTRY = "__regrapht_entry"
+SOURCE_NAMES = {"cuda": "candidate.cu", "cpu": "candidate.cpp", "serial": "serial.cpp"}
+
+# Libraries linked when a source includes their header.
+_AUTO_LIBS = {
+    "cublas": "-lcublas",
+    "cublasLt": "-lcublasLt",
+    "cusparse": "-lcusparse",
+    "cufft": "-lcufft",
+    "curand": "-lcurand",
+    "cusolver": "-lcusolver",
+}
+
+
+@dataclass
+class CompileResult:
+    ok: bool
+    kind: str
+    library: str | None
+    diagnostics: str  # trimmed for a model or a person to act on
+    log: str  # the compiler's output, capped
+    seconds: float
+    cached: bool
+    command: list[str]
+    key: str
+    timed_out: bool = False
+    flags: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("REGRAPHT_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "regrapht"
+    )
+    return Path(base) / "build"
+
+
+def shim(function: str, signature_params: str, names: list[str]) -> str:
+    return (
+        "\n\n// ---- appended by regrapht: the entry point the harness calls ----\n"
+        f'extern "C" void {ENTRY}({signature_params}) {{ {function}({", ".join(names)}); }}\n'
+    )
+
+
+def flags_for(kind: Kind, source: str) -> list[str]:
+    if kind == "cuda":
+        libs = [flag for name, flag in _AUTO_LIBS.items() if re.search(rf"#\s*include\s*[<\"]{name}", source)]
+        return [
+            "-O3",
+            "-std=c++17",
+            f"-arch={toolchain.cuda_arch()}",
+            "-lineinfo",
+            "-Xcompiler",
+            "-fPIC",
+            "-shared",
+            "-cudart",
+            "shared",
+            "-Xlinker",
+            "--no-undefined",
+            *libs,
+        ]
+    base = ["-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-Wl,--no-undefined"]
+    return [*base, "-fopenmp"] if kind == "cpu" else base
+
+
+def compiler_for(kind: Kind) -> tuple[str | None, str | None]:
+    if kind == "cuda":
+        return toolchain.nvcc_path(), toolchain.nvcc_version()
+    return toolchain.gxx_path(), toolchain.gxx_version()
+
+
+class Compiler:
+    """Compiles sources into shared libraries, caching by content, flags, compiler and architecture."""
+
+    def __init__(self, cache_dir: Path | None = None, timeout_s: float = 180.0, jobs: int | None = None):
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.timeout_s = timeout_s
+        self.jobs = jobs or os.cpu_count() or 1
+        self._pool: ThreadPoolExecutor | None = None
+
+    def compile(
+        self, source: str, kind: Kind, function: str, signature_params: str, names: list[str]
+    ) -> CompileResult:
+        full = source + shim(function, signature_params, names)
+        flags = flags_for(kind, source)
+        exe, version = compiler_for(kind)
+        if exe is None:
+            missing = "nvcc (the CUDA toolkit)" if kind == "cuda" else "g++"
+            return CompileResult(
+                False,
+                kind,
+                None,
+                f"cannot compile: {missing} is not installed",
+                "",
+                0.0,
+                False,
+                [],
+                "",
+                flags=flags,
+            )
+        key_material = json.dumps(
+            [kind, full, flags, version, toolchain.cpu_model() if kind != "cuda" else ""]
+        )
+        key = hashlib.sha256(key_material.encode()).hexdigest()
+        entry_dir = self.cache_dir / key[:2] / key
+        cached = self._load_cached(entry_dir, kind, key, flags)
+        if cached is not None:
+            return cached
+
+        start = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="regrapht-build-") as tmp:
+            src_path = Path(tmp) / SOURCE_NAMES[kind]
+            src_path.write_text(full)
+            out_path = Path(tmp) / "lib.so"
+            command = [exe, *flags, "-o", str(out_path), str(src_path)]
+            try:
+                proc = subprocess.run(
+                    command, capture_output=True, text=True, timeout=self.timeout_s, cwd=tmp
+                )
+            except subprocess.TimeoutExpired:
+                return CompileResult(
+                    False,
+                    kind,
+                    None,
+                    f"compilation took longer than {self.timeout_s:.0f} s and was stopped",
+                    "",
+                    time.perf_counter() - start,
+                    False,
+                    command,
+                    key,
+                    True,
+                    flags,
+                )
+            log = (proc.stdout + proc.stderr).replace(tmp + "/", "")
+            seconds = time.perf_counter() - start
+            ok = proc.returncode == 0 and out_path.is_file()
+            diagnostics = "" if ok else trim_diagnostics(log, SOURCE_NAMES[kind], source.count("\n") + 1)
+            result = CompileResult(
+                ok,
+                kind,
+                None,
+                diagnostics,
+                log[-20000:],
+                seconds,
+                False,
+                [Path(command[0]).name, *command[1:]],
+                key,
+                False,
+                flags,
+            )
+            self._store(entry_dir, result, out_path if ok else None)
+        return result
+
+    def _load_cached(self, entry_dir: Path, kind: str, key: str, flags: list[str]) -> CompileResult | None:
+        meta = entry_dir / "result.json"
+        if not meta.is_file():
+            return None
+        try:
+            data = json.loads(meta.read_text())
+        except (OSError, json.JSONDecodeError):
+            return None
+        library = entry_dir / "lib.so"
+        if data["ok"] and not library.is_file():
+            return None
+        data.update(cached=True, library=str(library) if data["ok"] else None, seconds=0.0)
+        return CompileResult(**data)
+
+    def _store(self, entry_dir: Path, result: CompileResult, library: Path | None) -> None:
+        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=self._ensure(entry_dir.parent)))
+        try:
+            if library is not None:
+                shutil.copy2(library, staging / "lib.so")
+            (staging / "result.json").write_text(json.dumps(result.to_dict()))
+            try:
+                os.replace(staging, entry_dir)
+            except OSError:  # another process stored the same key first
+                shutil.rmtree(staging, ignore_errors=True)
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+        result.library = str(entry_dir / "lib.so") if result.ok else None
+
+    @staticmethod
+    def _ensure(path: Path) -> Path:
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def submit(
+        self, source: str, kind: Kind, function: str, signature_params: str, names: list[str]
+    ) -> Future:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="regrapht-compile")
+        return self._pool.submit(self.compile, source, kind, function, signature_params, names)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+
+_LOCATION = re.compile(r"^(?P<file>[\w.\-/]+?)(?:\((?P<l1>\d+)\)|:(?P<l2>\d+)(?::\d+)?):\s*(?P<rest>.*)$")
+
+
+def trim_diagnostics(
+    log: str, source_name: str, source_lines: int, max_lines: int = 40, max_chars: int = 4000
+) -> str:
+    """The errors a model needs to fix its code: error lines with their source excerpt, no noise."""
+    lines = log.splitlines()
+    kept: list[str] = []
+    shim_error = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        match = _LOCATION.match(line)
+        is_error = bool(re.search(r"\berror\b", line, re.I)) and "warning" not in line.lower()[:60]
+        if match and is_error:
+            lineno = int(match.group("l1") or match.group("l2"))
+            if match.group("file").endswith(source_name) and lineno > source_lines:
+                shim_error = True
+            kept.append(line)
+            # gcc and nvcc print the offending source line and a caret under it.
+            for follow in lines[i + 1 : i + 3]:
+                if follow.strip() and not _LOCATION.match(follow) and "error" not in follow.lower():
+                    kept.append(follow)
+            i += 1
+            continue
+        if (
+            is_error
+            and not line.startswith(("nvcc", "compilation terminated"))
+            or "undefined reference" in line
+        ):
+            kept.append(line)
+        i += 1
+    if not kept:
+        kept = [ln for ln in lines if ln.strip()][-max_lines:]
+    deduped: list[str] = []
+    for line in kept:
+        if line not in deduped[-3:]:
+            deduped.append(line)
+    text = "\n".join(deduped[:max_lines])
+    if len(deduped) > max_lines:
+        text += f"\n... ({len(deduped) - max_lines} more lines)"
+    if shim_error:
+        text = (
+            "the function's signature does not match the task's: the harness calls it with the task's "
+            "declared parameter types (errors at lines past the end of your code come from that call)\n"
+            + text
+        )
+    return text[:max_chars]

@@ -1,0 +1,37 @@
+"""Evaluation settings, with defaults chosen for trustworthy numbers at search speed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class TimingConfig:
+    warmup_rounds: int = 3
+    min_rounds: int = 10
+    max_rounds: int = 400
+    target_rse: float = 0.005  # stop when every timed kernel's relative standard error is below this
+    budget_s: float = 2.0  # per evaluation, for the candidate and its interleaved baselines together
+    input_sets: int = 2  # distinct input sets rotated through the timed calls at the same pointers
+    serial_budget_s: float = 3.0  # the serial reference, timed once per run and task
+    serial_max_rounds: int = 50
+
+
+@dataclass
+class EvalConfig:
+    seeds: int = 3  # per test size
+    timing: bool = True
+    timing_config: TimingConfig = field(default_factory=TimingConfig)
+    static_screen: bool = (
+        True  # block candidates the screen flags (tests turn it off to reach runtime checks)
+    )
+    call_timeout_s: float = 20.0  # a call (or a timing round) with no progress for this long is a hang
+    total_timeout_s: float = 300.0
+    memory_limit_gib: float = 16.0  # host memory of one worker
+    reward_baseline: str = "serial"  # or "naive"
+    compare_naive: bool = True  # time the task's naive.cu beside cuda candidates
+    plausibility_margin: float = 0.85  # flag times below this fraction of the physical floor
+    event_host_slack: float = 1.5  # host time above event time by this factor (+100 us) means hidden work
+    secret: bytes | None = None  # per-run secret for input seeds; random when None
+    cache_dir: str | None = None
+    jobs: int | None = None  # parallel compilations; all cores when None

@@ -1,0 +1,678 @@
+"""The evaluator: screen, compile, run in isolation, judge, time, and write the record.
+
+Inputs are drawn here from the task and a per-run secret; expected outputs come from the serial
+reference run in a separate process and never leave this process. A candidate's worker receives
+inputs only, and returns raw buffers and timings; every verdict is computed here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import platform
+import shutil
+import tempfile
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import regrapht
+from regrapht.eval import correctness, screen, toolchain
+from regrapht.eval.compile import Compiler, CompileResult, Kind
+from regrapht.eval.config import EvalConfig
+from regrapht.eval.record import RANK, CaseResult, Evaluation, hierarchical_reward
+from regrapht.eval.reference import (
+    BenchReference,
+    RefCase,
+    TestReference,
+    draw_bench_sets,
+    draw_test_cases,
+)
+from regrapht.eval.runner import Reply, WorkerOutcome, run_worker
+from regrapht.eval.stats import speedup, summarize
+from regrapht.tasks import Task, Tolerance, derive_seed, load_checker
+from regrapht.tasks.expr import ExprError
+from regrapht.tasks.generators import GeneratorError
+
+GUARD_BYTES = 256
+CANARY = 0xA5
+POISON = (0xFF, 0x7B)  # NaN / -1 in the first run, 1.3e36 / 0x7B7B7B7B in the second
+TARGETS = ("cuda", "cpu")
+FLOP_PER_SM_CLOCK_BOUND = 8192  # Hopper's dense FP8 tensor rate: above any precision a task allows
+
+
+class ReferenceError(RuntimeError):
+    """The task's own reference failed: the task is broken, not the candidate."""
+
+
+@dataclass
+class _Run:
+    job_dir: Path
+    outcome: WorkerOutcome = field(default_factory=WorkerOutcome)
+    judged: dict[int, CaseResult] = field(default_factory=dict)
+    bench: BenchReference | None = None
+    bench_error: ReferenceError | None = None
+
+
+@dataclass
+class _Prepared:
+    task: Task
+    source: str
+    target: str
+    findings: list[screen.Finding]
+    candidate: Future | None
+    baselines: dict[str, Future]
+    started: float
+
+
+def _scratch_root() -> str | None:
+    shm = Path("/dev/shm")
+    try:
+        if shm.is_dir() and shutil.disk_usage(shm).free > (4 << 30):
+            return str(shm)
+    except OSError:
+        pass
+    return None
+
+
+def _params(task: Task) -> str:
+    return task.signature[task.signature.index("(") + 1 : task.signature.rindex(")")]
+
+
+class Evaluator:
+    """Evaluates candidates for tasks; holds the run's secret, compile pool and cached references."""
+
+    def __init__(self, config: EvalConfig | None = None, compiler: Compiler | None = None):
+        self.config = config or EvalConfig()
+        self.secret = self.config.secret or os.urandom(32)
+        self.compiler = compiler or Compiler(
+            Path(self.config.cache_dir) if self.config.cache_dir else None, jobs=self.config.jobs
+        )
+        self.workdir = Path(tempfile.mkdtemp(prefix="regrapht-eval-", dir=_scratch_root()))
+        self._tests: dict[str, TestReference] = {}
+        self._benches: dict[str, BenchReference] = {}
+        self._device: dict[str, Any] | None = None
+        self._jobs = itertools.count()
+
+    def close(self) -> None:
+        self.compiler.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- public API ------------------------------------------------------------------------
+    def evaluate(
+        self, task: Task, source: str, target: str = "cuda", baselines: dict[str, str] | None = None
+    ) -> Evaluation:
+        return self._finish(self._prepare(task, source, target, baselines or {}))
+
+    def evaluate_many(self, items: list[tuple[Task, str, str]]) -> list[Evaluation]:
+        """Evaluate (task, source, target) items: every compile starts at once on the CPU pool while
+        earlier candidates run, one at a time, on the device. Verdicts equal one-at-a-time ones."""
+        prepared = [self._prepare(task, source, target, {}) for task, source, target in items]
+        return [self._finish(p) for p in prepared]
+
+    # ---- stages ----------------------------------------------------------------------------
+    def _prepare(self, task: Task, source: str, target: str, baselines: dict[str, str]) -> _Prepared:
+        if target not in TARGETS:
+            raise ValueError(f"unknown target {target!r} (known: {', '.join(TARGETS)})")
+        started = time.perf_counter()
+        findings = screen.screen(source, target)
+        if self.config.static_screen and screen.blocking(findings):
+            return _Prepared(task, source, target, findings, None, {}, started)
+        kind: Kind = "cuda" if target == "cuda" else "cpu"
+        submit = self._submitter(task)
+        extra = dict(baselines)
+        if target == "cuda" and self.config.compare_naive and task.naive_path is not None:
+            extra.setdefault("naive", task.naive_source() or "")
+        return _Prepared(
+            task,
+            source,
+            target,
+            findings,
+            submit(source, kind),
+            {name: submit(code, kind) for name, code in extra.items()},
+            started,
+        )
+
+    def _submitter(self, task: Task):
+        params, names = _params(task), [a.name for a in task.args]
+        return lambda source, kind: self.compiler.submit(source, kind, task.function, params, names)
+
+    def _finish(self, p: _Prepared) -> Evaluation:
+        task = p.task
+        ev = Evaluation(
+            task_id=task.id,
+            target=p.target,
+            status="correct",
+            message="",
+            candidate_sha256=hashlib.sha256(p.source.encode()).hexdigest(),
+            screen=[f.to_dict() for f in p.findings],
+            reward_baseline=self.config.reward_baseline,
+        )
+        ev.fingerprint = self._fingerprint(p.target)
+        blocked = screen.blocking(p.findings)
+        if p.candidate is None:
+            ev.status = "integrity_violation"
+            ev.message = "static screen: " + "; ".join(f.describe() for f in blocked[:3])
+            return self._done(ev, p)
+        compiled: CompileResult = p.candidate.result()
+        ev.compile = {k: v for k, v in compiled.to_dict().items() if k not in ("log", "library")}
+        if not compiled.ok:
+            ev.status, ev.message = "compile_error", compiled.diagnostics
+            ev.reward = hierarchical_reward(ev.status, None)
+            return self._done(ev, p)
+        libs = {"candidate": compiled.library}
+        for name, future in p.baselines.items():
+            result: CompileResult = future.result()
+            if result.ok:
+                libs[name] = result.library
+            else:
+                ev.integrity.append(
+                    f"note: baseline {name!r} did not compile and was not timed: "
+                    f"{result.diagnostics.splitlines()[0] if result.diagnostics else ''}"
+                )
+        t0 = time.perf_counter()
+        tests = self._test_reference(task)
+        ev.seconds["reference"] = time.perf_counter() - t0
+        run = self._run_candidate(task, p.target, libs, tests)
+        ev.seconds["worker"] = run.outcome.seconds
+        ev.output_head = run.outcome.output_head[:2000]
+        try:
+            self._judge(ev, task, p.target, run)
+        finally:
+            shutil.rmtree(run.job_dir, ignore_errors=True)
+        return self._done(ev, p)
+
+    def _done(self, ev: Evaluation, p: _Prepared) -> Evaluation:
+        ev.seconds["total"] = time.perf_counter() - p.started
+        if ev.reward is None and ev.status != "correct":
+            ev.reward = -1.0
+        return ev
+
+    # ---- the reference ----------------------------------------------------------------------
+    def _seed_of(self, task: Task):
+        return lambda *parts: derive_seed(self.secret, task.id, *parts)
+
+    def _task_dir(self, task: Task) -> Path:
+        digest = hashlib.sha1(f"{task.root}@{task.content_hash()}".encode()).hexdigest()[:10]
+        return self.workdir / f"ref-{task.id}-{digest}"
+
+    def _serial_library(self, task: Task) -> str:
+        serial = self.compiler.compile(
+            task.serial_source(), "serial", task.function, _params(task), [a.name for a in task.args]
+        )
+        if not serial.ok:
+            raise ReferenceError(f"task {task.id}: serial.cpp does not compile:\n{serial.diagnostics}")
+        assert serial.library is not None
+        return serial.library
+
+    def _test_reference(self, task: Task) -> TestReference:
+        key = str(self._task_dir(task))
+        if key not in self._tests:
+            start = time.perf_counter()
+            try:
+                cases = draw_test_cases(
+                    task, self._task_dir(task) / "test", self.config.seeds, self._seed_of(task)
+                )
+            except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
+                raise ReferenceError(f"task {task.id}: its inputs could not be generated: {exc}") from exc
+            self._run_reference(task, cases, timing=None)
+            self._tests[key] = TestReference(cases, time.perf_counter() - start)
+        return self._tests[key]
+
+    def _bench_reference(self, task: Task) -> BenchReference:
+        key = str(self._task_dir(task))
+        if key not in self._benches:
+            start = time.perf_counter()
+            root = self._task_dir(task) / "bench"
+            tc = self.config.timing_config
+            try:
+                sets = draw_bench_sets(task, root, tc.input_sets, self._seed_of(task))
+            except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
+                raise ReferenceError(
+                    f"task {task.id}: its bench inputs could not be generated: {exc}"
+                ) from exc
+            spec = self._timing_spec(
+                task,
+                root,
+                sets[0].nbytes,
+                ["reference"],
+                [],
+                tc.serial_budget_s,
+                tc.serial_max_rounds,
+                min_rounds=3,
+            )
+            samples = self._run_reference(task, sets, timing=spec)
+            self._benches[key] = BenchReference(root, sets, samples, time.perf_counter() - start)
+        return self._benches[key]
+
+    def _run_reference(self, task: Task, cases: list[RefCase], timing: dict[str, Any] | None) -> list[float]:
+        """Run serial.cpp once on every case (and time it when asked), in a process of its own."""
+        job_dir = self._job_dir()
+        job = self._job(
+            task,
+            {"reference": self._serial_library(task)},
+            cases,
+            ["reference"],
+            job_dir,
+            uses_cuda=False,
+            device_buffers=False,
+            runs=1,
+        )
+        job["timing"] = timing
+        outcome = run_worker(
+            job,
+            job_dir / "job.json",
+            max(self.config.call_timeout_s, 120.0),
+            self.config.total_timeout_s * 4,
+            self._memory_limit(),
+        )
+        problem = self._crash_message(outcome)
+        if problem:
+            raise ReferenceError(
+                f"task {task.id}: the serial reference failed: {problem}\n{outcome.output_head[:500]}"
+            )
+        for done in outcome.all("case_done"):
+            case = cases[done["case"]]
+            for arg in task.written:
+                raw = np.fromfile(done["files"][arg.name], dtype=np.uint8)
+                case.expected[arg.name] = correctness.data(raw, GUARD_BYTES, arg).copy()
+        shutil.rmtree(job_dir, ignore_errors=True)
+        timed = outcome.last("timing")
+        return timed["samples"]["reference"]["host"] if timed else []
+
+    # ---- jobs --------------------------------------------------------------------------------
+    def _job_dir(self) -> Path:
+        path = self.workdir / f"job{next(self._jobs)}"
+        (path / "out").mkdir(parents=True)
+        return path
+
+    def _memory_limit(self) -> int:
+        return int(self.config.memory_limit_gib * (1 << 30))
+
+    def _job(
+        self,
+        task: Task,
+        libs: dict[str, str],
+        cases: list[RefCase],
+        check_libs: list[str],
+        job_dir: Path,
+        uses_cuda: bool,
+        device_buffers: bool,
+        runs: int,
+    ) -> dict[str, Any]:
+        return {
+            "libs": libs,
+            "check_libs": check_libs,
+            "args": [
+                {"name": a.name, "role": a.role, "dtype": a.dtype.name, "array": a.is_array}
+                for a in task.args
+            ],
+            "cases": [{"label": c.label, "dir": str(c.dir), "nbytes": c.nbytes} for c in cases],
+            "runs_per_case": runs,
+            "guard_bytes": GUARD_BYTES,
+            "canary": CANARY,
+            "poison": list(POISON),
+            "out_dir": str(job_dir / "out"),
+            "uses_cuda": uses_cuda,
+            "device_buffers": device_buffers,
+            "libcudart": str(toolchain.libcudart_path() or ""),
+            "measure_bandwidth": uses_cuda and self._device is None,
+            "timing": None,
+        }
+
+    def _timing_spec(
+        self,
+        task: Task,
+        bench_dir: Path,
+        nbytes: dict[str, int],
+        libs: list[str],
+        check_libs: list[str],
+        budget_s: float,
+        max_rounds: int,
+        min_rounds: int | None = None,
+    ) -> dict[str, Any]:
+        tc = self.config.timing_config
+        return {
+            "dir": str(bench_dir),
+            "sets": tc.input_sets,
+            "nbytes": nbytes,
+            "libs": libs,
+            "check_libs": check_libs,
+            "warmup_rounds": tc.warmup_rounds,
+            "min_rounds": tc.min_rounds if min_rounds is None else min_rounds,
+            "max_rounds": max_rounds,
+            "budget_s": budget_s,
+            "target_rse": tc.target_rse,
+            "order_seed": derive_seed(self.secret, task.id, "order", next(self._jobs)),
+            "flush_bytes": 0,
+        }
+
+    def _run_candidate(self, task: Task, target: str, libs: dict[str, str], tests: TestReference) -> _Run:
+        job_dir = self._job_dir()
+        uses_cuda = target == "cuda"
+        job = self._job(
+            task,
+            libs,
+            tests.cases,
+            ["candidate"],
+            job_dir,
+            uses_cuda=uses_cuda,
+            device_buffers=uses_cuda and task.convention == "device",
+            runs=2,
+        )
+        job["await_timing"] = self.config.timing
+        run = _Run(job_dir=job_dir)
+        checker = load_checker(task)
+        first_runs: dict[int, dict[str, str]] = {}
+
+        def on_message(message: dict[str, Any]) -> Reply:
+            event = message.get("event")
+            if event == "case_done" and message["lib"] == "candidate":
+                # Judged as they arrive: the first failure ends the worker, since timing a wrong
+                # candidate would only spend device time.
+                index = message["case"]
+                if message["run"] == 0:
+                    first_runs[index] = message["files"]
+                    return None
+                result = self._judge_case(
+                    task, tests.cases[index], [first_runs[index], message["files"]], checker
+                )
+                run.judged[index] = result
+                return "stop" if result.status != "correct" else None
+            if event == "ready_for_timing":
+                # Every case passed: now (and only now) the bench-size data is worth preparing.
+                try:
+                    run.bench = self._bench_reference(task)
+                except ReferenceError as exc:
+                    run.bench_error = exc
+                    return "stop"
+                tc = self.config.timing_config
+                return {
+                    "timing": self._timing_spec(
+                        task,
+                        run.bench.dir,
+                        run.bench.nbytes,
+                        sorted(libs),
+                        ["candidate"],
+                        tc.budget_s,
+                        tc.max_rounds,
+                    )
+                }
+            return None
+
+        run.outcome = run_worker(
+            job,
+            job_dir / "job.json",
+            self.config.call_timeout_s,
+            self.config.total_timeout_s,
+            self._memory_limit(),
+            on_message=on_message,
+        )
+        hello = run.outcome.last("hello")
+        if uses_cuda and hello and "bandwidth_bytes_per_s" in hello and self._device is None:
+            self._device = hello
+        if run.bench_error is not None:
+            raise run.bench_error
+        return run
+
+    # ---- verdicts ----------------------------------------------------------------------------
+    def _crash_message(self, outcome: WorkerOutcome) -> str | None:
+        where = self._where(outcome)
+        if outcome.memory_exceeded:
+            return (
+                f"used more than {self.config.memory_limit_gib:g} GiB of host memory{where} and was stopped"
+            )
+        if outcome.timed_out:
+            return f"{outcome.timeout_reason}{where}: likely an infinite loop, a deadlock or a far too slow kernel"
+        cuda = outcome.last("cuda_error")
+        if cuda:
+            return f"CUDA error {cuda['where']}: {cuda['text']} ({cuda['name']})"
+        error = outcome.last("error")
+        if error:
+            return f"{error['kind']}: {error['text']}"
+        if outcome.signal_name:
+            return f"the process was killed by {outcome.signal_name}{where}"
+        if outcome.channel_error:
+            return f"the result channel was corrupted{where}: {outcome.channel_error}"
+        if not outcome.complete:
+            code = outcome.returncode
+            return f"the process ended on its own (exit status {code}){where} before finishing: the candidate called exit or similar"
+        return None
+
+    @staticmethod
+    def _where(outcome: WorkerOutcome) -> str:
+        last = outcome.last("calling")
+        progress = outcome.last("timing_progress")
+        if progress and (not last or outcome.messages.index(progress) > outcome.messages.index(last)):
+            return f" while timing (round {progress['round'] + 1})"
+        if last:
+            return f" during correctness case {last['case'] + 1}, run {last['run'] + 1}"
+        if outcome.last("loaded") is None and outcome.last("hello") is not None:
+            return " while loading the library"
+        return ""
+
+    def _judge(self, ev: Evaluation, task: Task, target: str, run: _Run) -> None:
+        outcome = run.outcome
+        crash = None if outcome.stopped_early else self._crash_message(outcome)
+        error = outcome.last("error")
+        if crash and error and outcome.last("loaded") is None:
+            ev.status, ev.message = "compile_error", f"the compiled library does not load: {error['text']}"
+            return
+        ev.cases = [run.judged[i] for i in sorted(run.judged)]
+        failed = sorted((c for c in ev.cases if c.status != "correct"), key=lambda c: RANK[c.status])
+        if crash:
+            ev.status = "timeout" if outcome.timed_out else "runtime_error"
+            ev.message = crash
+        elif failed:
+            ev.status, ev.message = failed[0].status, f"{failed[0].message} [{failed[0].label}]"
+        elif self.config.timing:
+            assert run.bench is not None
+            self._judge_timing(ev, task, target, run.bench, outcome)
+
+    def _judge_case(self, task: Task, case: RefCase, runs: list[dict[str, str]], checker) -> CaseResult:
+        result = CaseResult(case.label, case.sizes, case.seed_index, "correct")
+        raw = [{name: np.fromfile(path, dtype=np.uint8) for name, path in files.items()} for files in runs]
+        values = [{a.name: correctness.data(r[a.name], GUARD_BYTES, a) for a in task.arrays} for r in raw]
+        problems: list[tuple[str, str]] = []
+        for arg in task.arrays:
+            for r in range(2):
+                damage = correctness.guard_damage(raw[r][arg.name], GUARD_BYTES, CANARY)
+                if damage:
+                    problems.append(("wrong_answer", f"wrote out of bounds of `{arg.name}`: {damage}"))
+                    break
+            if arg.role == "input":
+                for r in range(2):
+                    mismatch = correctness.compare(values[r][arg.name], case.inputs[arg.name], _EXACT)
+                    if mismatch:
+                        problems.append(
+                            (
+                                "integrity_violation",
+                                "modified an input the task declares read-only: "
+                                + mismatch.describe(arg.name, _EXACT).replace("differ exactly", "changed"),
+                            )
+                        )
+                        break
+        for arg in task.written:
+            if arg.role == "output":
+                mask = correctness.unwritten([v[arg.name] for v in values], list(POISON), arg)
+                if mask.any():
+                    first = int(np.flatnonzero(mask)[0])
+                    problems.append(
+                        (
+                            "wrong_answer",
+                            f"left {int(mask.sum())} of {mask.size} elements of "
+                            f"`{arg.name}` unwritten (first at index {first})",
+                        )
+                    )
+                    continue
+            assert arg.tolerance is not None
+            if arg.tolerance.kind == "custom":
+                continue
+            outcomes = [
+                correctness.compare(v[arg.name], case.expected[arg.name], arg.tolerance) for v in values
+            ]
+            if outcomes[0] and outcomes[1]:
+                problems.append(("wrong_answer", outcomes[0].describe(arg.name, arg.tolerance)))
+            elif outcomes[0] or outcomes[1]:
+                bad = outcomes[0] or outcomes[1]
+                problems.append(
+                    (
+                        "wrong_answer",
+                        "results differ between two runs on the same inputs (a race or "
+                        "uninitialised memory): " + bad.describe(arg.name, arg.tolerance),
+                    )
+                )
+            abs_err, rel_err = correctness.max_errors(values[0][arg.name], case.expected[arg.name])
+            result.max_abs_error = max(result.max_abs_error, abs_err)
+            result.max_rel_error = max(result.max_rel_error, rel_err)
+        if checker is not None and not problems:
+            for r in range(2):
+                actual = {a.name: values[r][a.name] for a in task.written}
+                verdict = checker(case.inputs, case.expected, actual, case.sizes)
+                if verdict:
+                    problems.append(("wrong_answer", f"task checker: {verdict}"))
+                    break
+        if problems:
+            problems.sort(key=lambda item: RANK[item[0]])
+            result.status, result.message = problems[0][0], "; ".join(m for _, m in problems[:3])
+        return result
+
+    def _judge_timing(
+        self, ev: Evaluation, task: Task, target: str, bench: BenchReference, outcome: WorkerOutcome
+    ) -> None:
+        timing = outcome.last("timing")
+        assert timing is not None
+        for check in sorted(timing["checks"], key=lambda c: c["round"]):
+            expected = bench.sets[check["set"]].expected
+            for arg in task.written:
+                actual = np.fromfile(check["files"][arg.name], dtype=np.uint8).view(arg.dtype.numpy)
+                assert arg.tolerance is not None
+                if arg.tolerance.kind == "custom":
+                    continue
+                mismatch = correctness.compare(actual, expected[arg.name], arg.tolerance)
+                if mismatch:
+                    first_check = check["round"] == min(c["round"] for c in timing["checks"])
+                    if first_check:
+                        ev.status = "wrong_answer"
+                        ev.message = (
+                            f"wrong at the bench size ({_fmt_sizes(task.bench_size)}): "
+                            + mismatch.describe(arg.name, arg.tolerance)
+                        )
+                    else:
+                        ev.status = "integrity_violation"
+                        ev.message = (
+                            f"timed call {check['round'] + 1} gave a wrong result although earlier calls "
+                            f"were right (the candidate behaves differently on later calls): "
+                            + mismatch.describe(arg.name, arg.tolerance)
+                        )
+                    return
+        primary = "event" if target == "cuda" and task.convention == "device" else "host"
+        samples = timing["samples"]
+        for lib, s in samples.items():
+            ev.timings[lib] = summarize(s[primary], s["host"], s["event"]).to_dict()
+        serial = bench.serial_samples
+        ev.timings["serial"] = summarize(serial, serial, serial).to_dict()
+        cand = ev.timings["candidate"]
+        if target == "cuda":
+            slack = self.config.event_host_slack
+            if cand["host_median_s"] > slack * cand["event_median_s"] + 100e-6:
+                ev.status = "integrity_violation"
+                ev.message = (
+                    f"the call returned before its work was done: host time {cand['host_median_s'] * 1e3:.3f} ms "
+                    f"(bracketed by device synchronization) is far above the GPU event time "
+                    f"{cand['event_median_s'] * 1e3:.3f} ms on the calling stream: work ran on a side stream "
+                    f"or host thread the timing stream did not see"
+                )
+                return
+        seed = derive_seed(self.secret, task.id, "bootstrap")
+        cand_samples = samples["candidate"][primary]
+        ev.speedups["serial"] = speedup(serial, cand_samples, "serial", seed).to_dict()
+        for lib in samples:
+            if lib != "candidate":
+                ev.speedups[lib] = speedup(samples[lib][primary], cand_samples, lib, seed).to_dict()
+        self._roofline(ev, task, target)
+        if ev.status == "correct":
+            baseline = self.config.reward_baseline if self.config.reward_baseline in ev.speedups else "serial"
+            ev.reward_baseline = baseline
+            ev.reward = hierarchical_reward("correct", ev.speedups[baseline]["value"])
+
+    def _roofline(self, ev: Evaluation, task: Task, target: str) -> None:
+        floor_bytes, floor_flops = task.floor_bytes(task.bench_size), task.floor_flops(task.bench_size)
+        roof: dict[str, Any] = {"floor_bytes": floor_bytes, "floor_flops": floor_flops}
+        ev.roofline = roof
+        if target != "cuda" or self._device is None:
+            roof["note"] = (
+                "no plausibility gate on the cpu target (no measured ceiling for multi-threaded code)"
+                if target == "cpu"
+                else "no measured GPU ceilings"
+            )
+            return
+        bandwidth = float(self._device["bandwidth_bytes_per_s"])
+        flop_peak = (
+            float(self._device["sm_count"]) * float(self._device["clock_khz"]) * 1e3 * FLOP_PER_SM_CLOCK_BOUND
+        )
+        floor_s = max(floor_bytes / bandwidth, floor_flops / flop_peak)
+        median = ev.timings["candidate"]["median_s"]
+        roof.update(
+            bandwidth_bytes_per_s=bandwidth,
+            flop_peak_per_s=flop_peak,
+            floor_s=floor_s,
+            fraction_of_floor=floor_s / median if median > 0 else None,
+            achieved_bytes_per_s=floor_bytes / median if median > 0 else None,
+        )
+        if median < self.config.plausibility_margin * floor_s:
+            ev.status = "integrity_violation"
+            ev.message = (
+                f"faster than physics: {median * 1e3:.4f} ms, but moving at least {floor_bytes / 1e6:.1f} MB at "
+                f"the measured {bandwidth / 1e12:.2f} TB/s (and {floor_flops:.3g} FLOP) takes at least "
+                f"{floor_s * 1e3:.4f} ms; the work was skipped or done outside the timed call"
+            )
+
+    # ---- environment -------------------------------------------------------------------------
+    def _fingerprint(self, target: str) -> dict[str, Any]:
+        gpu = toolchain.gpus()[0] if target == "cuda" and toolchain.gpus() else None
+        device = self._device or {}
+        return {
+            "target": target,
+            "gpu": gpu.name if gpu else None,
+            "driver": gpu.driver if gpu else None,
+            "cuda_runtime": device.get("cuda_runtime"),
+            "cuda_driver_api": device.get("cuda_driver"),
+            "arch": toolchain.cuda_arch() if target == "cuda" else None,
+            "nvcc": toolchain.nvcc_version() if target == "cuda" else None,
+            "gxx": toolchain.gxx_version(),
+            "cpu": toolchain.cpu_model(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "regrapht": regrapht.__version__,
+        }
+
+
+_EXACT = Tolerance("exact")
+
+
+def _fmt_sizes(sizes: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sizes.items())
+
+
+def evaluate(
+    task: Task,
+    source: str,
+    target: str = "cuda",
+    config: EvalConfig | None = None,
+    baselines: dict[str, str] | None = None,
+) -> Evaluation:
+    """Evaluate one candidate with a fresh evaluator (a fresh secret unless config.secret is set)."""
+    with Evaluator(config) as evaluator:
+        return evaluator.evaluate(task, source, target, baselines)

@@ -1,0 +1,82 @@
+"""The task's reference data: inputs drawn from the run's secret and the serial reference's outputs,
+computed in a separate process and kept in the evaluator's process only."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from regrapht.tasks import Task, make_inputs
+
+
+@dataclass
+class RefCase:
+    label: str
+    sizes: dict[str, int]
+    seed_index: int
+    dir: Path  # what the worker reads: input arrays as .npy and scalars.json; never expected outputs
+    inputs: dict[str, Any]
+    nbytes: dict[str, int]
+    expected: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+@dataclass
+class TestReference:
+    cases: list[RefCase]
+    seconds: float = 0.0
+
+
+@dataclass
+class BenchReference:
+    dir: Path
+    sets: list[RefCase]
+    serial_samples: list[float]
+    seconds: float = 0.0
+
+    @property
+    def nbytes(self) -> dict[str, int]:
+        return self.sets[0].nbytes
+
+
+def write_case(
+    task: Task, case_dir: Path, label: str, sizes: dict[str, int], seed_index: int, inputs: dict[str, Any]
+) -> RefCase:
+    case_dir.mkdir(parents=True, exist_ok=True)
+    scalars = {a.name: inputs[a.name].item() for a in task.args if not a.is_array}
+    (case_dir / "scalars.json").write_text(json.dumps(scalars))
+    for arg in task.args:
+        if arg.is_read and arg.is_array:
+            np.save(case_dir / f"{arg.name}.npy", inputs[arg.name])
+    nbytes = {a.name: a.n_elements(sizes) * a.dtype.numpy.itemsize for a in task.arrays}
+    return RefCase(label, dict(sizes), seed_index, case_dir, inputs, nbytes)
+
+
+def draw_test_cases(task: Task, root: Path, seeds: int, seed_of) -> list[RefCase]:
+    cases = []
+    for size_index, sizes in enumerate(task.test_sizes):
+        for seed_index in range(seeds):
+            rng = np.random.default_rng(seed_of("test", size_index, seed_index))
+            label = ", ".join(f"{k}={v}" for k, v in sizes.items()) + f", seed {seed_index + 1}"
+            cases.append(
+                write_case(
+                    task, root / f"case{len(cases)}", label, sizes, seed_index, make_inputs(task, sizes, rng)
+                )
+            )
+    return cases
+
+
+def draw_bench_sets(task: Task, root: Path, count: int, seed_of) -> list[RefCase]:
+    sets: list[RefCase] = []
+    first_scalars: dict[str, Any] | None = None
+    for s in range(count):
+        inputs = make_inputs(task, task.bench_size, np.random.default_rng(seed_of("bench", s)))
+        if first_scalars is None:
+            first_scalars = {a.name: inputs[a.name] for a in task.args if not a.is_array}
+        inputs.update(first_scalars)  # one set of scalars for every timed call
+        sets.append(write_case(task, root / f"set{s}", f"bench set {s + 1}", task.bench_size, s, inputs))
+    (root / "scalars.json").write_text((sets[0].dir / "scalars.json").read_text())
+    return sets

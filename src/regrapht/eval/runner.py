@@ -1,0 +1,194 @@
+"""Starting a worker process and watching it: inactivity and total timeouts, a memory ceiling,
+process-group kill, capped capture of whatever the candidate prints, and a result channel
+(a pipe this process owns) checked for completeness."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+# What the parent answers a worker message with: "stop", a dict for the worker's stdin, or nothing.
+Reply = Literal["stop"] | dict[str, Any] | None
+
+OUTPUT_CAP = 8192
+
+
+@dataclass
+class WorkerOutcome:
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    complete: bool = False  # a `done` message arrived and its count matched
+    returncode: int | None = None
+    signal_name: str | None = None
+    timed_out: bool = False
+    timeout_reason: str = ""
+    memory_exceeded: bool = False
+    peak_rss: int = 0
+    channel_error: str | None = None
+    stopped_early: bool = False  # the parent had its verdict and ended the worker on purpose
+    output_head: str = ""
+    output_bytes: int = 0
+    seconds: float = 0.0
+
+    def last(self, event: str) -> dict[str, Any] | None:
+        for message in reversed(self.messages):
+            if message.get("event") == event:
+                return message
+        return None
+
+    def all(self, event: str) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m.get("event") == event]
+
+
+def _rss_bytes(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def run_worker(
+    job: dict[str, Any],
+    job_path: Path,
+    idle_timeout_s: float,
+    total_timeout_s: float,
+    memory_limit_bytes: int,
+    env: dict[str, str] | None = None,
+    on_message: Callable[[dict[str, Any]], Reply] | None = None,
+) -> WorkerOutcome:
+    """Run one worker. `on_message` sees each message as it arrives and may answer "stop" (the parent
+    has its verdict: end the worker) or a dict, which is sent to the worker's stdin as a JSON line."""
+    job_path.write_text(json.dumps(job))
+    read_fd, write_fd = os.pipe()
+    outcome = WorkerOutcome()
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "regrapht.eval.worker", str(job_path), str(write_fd)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        pass_fds=(write_fd,),
+        start_new_session=True,
+        env=env,
+    )
+    os.close(write_fd)
+    last_activity = [time.monotonic()]
+
+    def read_channel() -> None:
+        buffer = b""
+        with os.fdopen(read_fd, "rb", buffering=0) as pipe:
+            while True:
+                chunk = pipe.read(1 << 16)
+                if not chunk:
+                    break
+                last_activity[0] = time.monotonic()
+                buffer += chunk
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    try:
+                        message = json.loads(line)
+                        if not isinstance(message, dict):
+                            raise ValueError("not an object")
+                    except ValueError:
+                        outcome.channel_error = f"unreadable message on the result channel: {line[:120]!r}"
+                        continue
+                    outcome.messages.append(message)
+                    if on_message is None or outcome.stopped_early:
+                        continue
+                    reply = on_message(message)
+                    last_activity[0] = time.monotonic()  # time spent here is the parent's, not the worker's
+                    if reply == "stop":
+                        outcome.stopped_early = True
+                    elif isinstance(reply, dict):
+                        _send(proc, reply)
+        if buffer.strip():
+            outcome.channel_error = outcome.channel_error or "the result channel ended mid-message"
+
+    def drain_output() -> None:
+        assert proc.stdout is not None
+        head = bytearray()
+        while True:
+            chunk = proc.stdout.read1(1 << 16) if hasattr(proc.stdout, "read1") else proc.stdout.read(1 << 16)
+            if not chunk:
+                break
+            outcome.output_bytes += len(chunk)
+            if len(head) < OUTPUT_CAP:
+                head += chunk[: OUTPUT_CAP - len(head)]
+        outcome.output_head = head.decode(errors="replace")
+
+    readers = [
+        threading.Thread(target=read_channel, daemon=True),
+        threading.Thread(target=drain_output, daemon=True),
+    ]
+    for thread in readers:
+        thread.start()
+
+    try:
+        while proc.poll() is None and not outcome.stopped_early:
+            now = time.monotonic()
+            rss = _rss_bytes(proc.pid)
+            outcome.peak_rss = max(outcome.peak_rss, rss)
+            if rss > memory_limit_bytes:
+                outcome.memory_exceeded = True
+                break
+            if now - start > total_timeout_s:
+                outcome.timed_out, outcome.timeout_reason = (
+                    True,
+                    f"ran longer than {total_timeout_s:.0f} s in all",
+                )
+                break
+            if now - last_activity[0] > idle_timeout_s:
+                outcome.timed_out, outcome.timeout_reason = (
+                    True,
+                    f"made no progress for {idle_timeout_s:.0f} s",
+                )
+                break
+            time.sleep(0.005 if now - start < 0.5 else 0.02)
+    finally:
+        _kill_group(proc)
+    for thread in readers:
+        thread.join(timeout=5)
+    outcome.returncode = proc.returncode
+    if proc.returncode is not None and proc.returncode < 0:
+        try:
+            outcome.signal_name = signal.Signals(-proc.returncode).name
+        except ValueError:
+            outcome.signal_name = f"signal {-proc.returncode}"
+    done = outcome.last("done")
+    outcome.complete = (
+        bool(done) and done.get("messages") == len(outcome.messages) and not outcome.channel_error
+    )
+    outcome.seconds = time.monotonic() - start
+    return outcome
+
+
+def _send(proc: subprocess.Popen, reply: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write((json.dumps(reply) + "\n").encode())
+        proc.stdin.flush()
+    except (BrokenPipeError, OSError):
+        pass  # the worker is gone; its exit is reported by the main loop
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
+        proc.kill()
+        proc.wait()

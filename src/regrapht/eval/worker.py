@@ -1,0 +1,419 @@
+"""The isolated worker: one process per candidate, started by the evaluator.
+
+It loads the candidate's shared library (and the baselines timed beside it), runs the correctness
+cases on guarded and poisoned buffers, then times everything interleaved. It judges nothing: raw
+buffers and timings go back to the parent, which owns the inputs' true values, the expected outputs
+and the verdict. Messages travel as JSON lines over a pipe the parent created; arrays travel as
+files in a folder the parent chose.
+
+Usage (by the evaluator only): python -m regrapht.eval.worker JOB.json FD
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+_CTYPES = {
+    "int8": ctypes.c_int8,
+    "uint8": ctypes.c_uint8,
+    "int16": ctypes.c_int16,
+    "uint16": ctypes.c_uint16,
+    "int32": ctypes.c_int32,
+    "uint32": ctypes.c_uint32,
+    "int64": ctypes.c_int64,
+    "uint64": ctypes.c_uint64,
+    "float32": ctypes.c_float,
+    "float64": ctypes.c_double,
+}
+ENTRY = "__regrapht_entry"
+
+
+class Channel:
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.count = 0
+
+    def send(self, **message: Any) -> None:
+        self.count += 1
+        data = (json.dumps(message) + "\n").encode()
+        while data:
+            data = data[os.write(self.fd, data) :]
+
+
+class HostMemory:
+    """Buffers in host memory (cpu target, and the host calling convention)."""
+
+    def alloc(self, nbytes: int) -> np.ndarray:
+        return np.empty(max(nbytes, 1), dtype=np.uint8)
+
+    def ptr(self, handle: np.ndarray, offset: int) -> int:
+        return handle.ctypes.data + offset
+
+    def fill(self, handle: np.ndarray, offset: int, nbytes: int, byte: int) -> None:
+        handle[offset : offset + nbytes] = byte
+
+    def upload(self, handle: np.ndarray, offset: int, data: np.ndarray) -> None:
+        raw = data.view(np.uint8).reshape(-1)
+        handle[offset : offset + raw.size] = raw
+
+    def download(self, handle: np.ndarray, offset: int, nbytes: int) -> np.ndarray:
+        return handle[offset : offset + nbytes].copy()
+
+    def copy(self, dst: np.ndarray, dst_off: int, src: np.ndarray, src_off: int, nbytes: int) -> None:
+        dst[dst_off : dst_off + nbytes] = src[src_off : src_off + nbytes]
+
+    def free(self, handle: np.ndarray) -> None:
+        pass
+
+
+class DeviceMemory:
+    """Buffers in GPU memory (cuda target, device calling convention)."""
+
+    def __init__(self, rt: Any):
+        self.rt = rt
+
+    def alloc(self, nbytes: int) -> int:
+        return self.rt.malloc(nbytes)
+
+    def ptr(self, handle: int, offset: int) -> int:
+        return handle + offset
+
+    def fill(self, handle: int, offset: int, nbytes: int, byte: int) -> None:
+        self.rt.memset(handle + offset, byte, nbytes)
+
+    def upload(self, handle: int, offset: int, data: np.ndarray) -> None:
+        data = np.ascontiguousarray(data)
+        self.rt.memcpy(handle + offset, data.ctypes.data, data.nbytes, 1)
+
+    def download(self, handle: int, offset: int, nbytes: int) -> np.ndarray:
+        out = np.empty(nbytes, dtype=np.uint8)
+        self.rt.memcpy(out.ctypes.data, handle + offset, nbytes, 2)
+        return out
+
+    def copy(self, dst: int, dst_off: int, src: int, src_off: int, nbytes: int) -> None:
+        self.rt.memcpy(dst + dst_off, src + src_off, nbytes, 3)
+
+    def free(self, handle: int) -> None:
+        self.rt.free(handle)
+
+
+class Worker:
+    def __init__(self, job: dict[str, Any], channel: Channel):
+        self.job = job
+        self.channel = channel
+        self.guard = int(job["guard_bytes"])
+        self.canary = int(job["canary"])
+        self.poison = [int(b) for b in job["poison"]]
+        self.out_dir = Path(job["out_dir"])
+        self.rt = None
+        if job["uses_cuda"]:
+            from regrapht.eval.cudart import CudaRuntime
+
+            self.rt = CudaRuntime(job["libcudart"])
+        self.mem = DeviceMemory(self.rt) if job["device_buffers"] else HostMemory()
+        self.pool: dict[tuple[str, int], Any] = {}
+        self.entries: dict[str, Any] = {}
+
+    # ---- setup -----------------------------------------------------------------------------
+    def start(self) -> None:
+        info: dict[str, Any] = {"pid": os.getpid()}
+        if self.rt is not None:
+            t0 = time.perf_counter()
+            self.rt.init(0)
+            info["context_s"] = time.perf_counter() - t0
+            runtime, driver = self.rt.versions()
+            info.update(
+                cuda_runtime=runtime,
+                cuda_driver=driver,
+                l2_bytes=self.rt.attribute(38),
+                sm_count=self.rt.attribute(16),
+                clock_khz=self.rt.attribute(13),
+                memory=self.rt.mem_info(),
+            )
+            if self.job.get("measure_bandwidth"):
+                info["bandwidth_bytes_per_s"] = self._measure_bandwidth()
+        self.channel.send(event="hello", **info)
+
+    def _measure_bandwidth(self) -> float:
+        rt = self.rt
+        nbytes = 256 << 20
+        a, b = rt.malloc(nbytes), rt.malloc(nbytes)
+        rt.memset(a, 1, nbytes)
+        start, end = rt.event(), rt.event()
+        best = 0.0
+        for _ in range(6):
+            rt.record(start)
+            rt.memcpy(b, a, nbytes, 3)
+            rt.record(end)
+            rt.check(rt.synchronize(), "bandwidth probe")
+            best = max(best, 2 * nbytes / max(rt.elapsed_s(start, end), 1e-9))
+        rt.free(a)
+        rt.free(b)
+        return best
+
+    def load(self) -> None:
+        for name, path in self.job["libs"].items():
+            lib = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+            fn = getattr(lib, ENTRY)
+            fn.restype = None
+            fn.argtypes = [ctypes.c_void_p if a["array"] else _CTYPES[a["dtype"]] for a in self.job["args"]]
+            self.entries[name] = fn
+        self.channel.send(event="loaded", libs=sorted(self.entries))
+
+    # ---- buffers ---------------------------------------------------------------------------
+    def buffer(self, name: str, nbytes: int, tag: str = "") -> Any:
+        # Buffers are reused across seeds of one size on purpose: a candidate that caches results
+        # by pointer then returns the previous seed's answer and fails.
+        key = (name + tag, nbytes)
+        if key not in self.pool:
+            self.pool[key] = self.mem.alloc(nbytes + 2 * self.guard)
+        return self.pool[key]
+
+    def release_all(self) -> None:
+        for handle in self.pool.values():
+            self.mem.free(handle)
+        self.pool.clear()
+
+    def _sync_and_check(self, where: str) -> None:
+        if self.rt is None:
+            return
+        from regrapht.eval.cudart import CudaError
+
+        launch = self.rt.last_error()
+        code = self.rt.synchronize()
+        if code == 0:
+            code = launch or self.rt.last_error()
+        if code != 0:
+            name, text = self.rt.error_text(code)
+            raise CudaError(code, name, text, where)
+
+    def _arguments(self, handles: dict[str, Any], scalars: dict[str, Any]) -> list[Any]:
+        values = []
+        for a in self.job["args"]:
+            if a["array"]:
+                values.append(ctypes.c_void_p(self.mem.ptr(handles[a["name"]], self.guard)))
+            else:
+                values.append(_CTYPES[a["dtype"]](scalars[a["name"]]))
+        return values
+
+    # ---- correctness -----------------------------------------------------------------------
+    def run_cases(self) -> None:
+        runs = int(self.job["runs_per_case"])
+        for lib in self.job["check_libs"]:
+            fn = self.entries[lib]
+            for index, case in enumerate(self.job["cases"]):
+                case_dir = Path(case["dir"])
+                scalars = json.loads((case_dir / "scalars.json").read_text())
+                inputs = {
+                    a["name"]: np.load(case_dir / f"{a['name']}.npy")
+                    for a in self.job["args"]
+                    if a["array"] and a["role"] in ("input", "inout")
+                }
+                for run in range(runs):
+                    handles = self._prepare(case["nbytes"], inputs, self.poison[run % len(self.poison)])
+                    self.channel.send(event="calling", lib=lib, case=index, run=run)
+                    fn(*self._arguments(handles, scalars))
+                    self._sync_and_check(f"after the call ({case['label']}, run {run + 1})")
+                    files = {}
+                    for a in self.job["args"]:
+                        if a["array"]:
+                            nbytes = case["nbytes"][a["name"]]
+                            raw = self.mem.download(handles[a["name"]], 0, nbytes + 2 * self.guard)
+                            path = self.out_dir / f"{lib}.case{index}.run{run}.{a['name']}.bin"
+                            raw.tofile(path)
+                            files[a["name"]] = str(path)
+                    self.channel.send(event="case_done", lib=lib, case=index, run=run, files=files)
+
+    def _prepare(self, nbytes: dict[str, int], inputs: dict[str, np.ndarray], poison: int) -> dict[str, Any]:
+        handles = {}
+        for a in self.job["args"]:
+            if not a["array"]:
+                continue
+            size = nbytes[a["name"]]
+            handle = self.buffer(a["name"], size)
+            self.mem.fill(handle, 0, size + 2 * self.guard, self.canary)
+            if a["role"] in ("input", "inout"):
+                self.mem.upload(handle, self.guard, inputs[a["name"]])
+            else:
+                self.mem.fill(handle, self.guard, size, poison)
+            handles[a["name"]] = handle
+        return handles
+
+    # ---- timing ----------------------------------------------------------------------------
+    def run_timing(self, spec: dict[str, Any]) -> None:
+        rng = np.random.default_rng(int(spec["order_seed"]))
+        bench_dir = Path(spec["dir"])
+        scalars = json.loads((bench_dir / "scalars.json").read_text())
+        arrays = [a for a in self.job["args"] if a["array"]]
+        readable = [a for a in arrays if a["role"] in ("input", "inout")]
+        written = [a for a in arrays if a["role"] in ("output", "inout")]
+        nbytes = spec["nbytes"]
+        # Each input set lives in its own buffer and is copied into the argument buffers before
+        # every call, so consecutive calls see different data at the same pointers.
+        sets = []
+        for s in range(int(spec["sets"])):
+            staged = {}
+            for a in readable:
+                handle = self.buffer(a["name"], nbytes[a["name"]], tag=f".set{s}")
+                self.mem.upload(handle, self.guard, np.load(bench_dir / f"set{s}" / f"{a['name']}.npy"))
+                staged[a["name"]] = handle
+            sets.append(staged)
+        handles = {a["name"]: self.buffer(a["name"], nbytes[a["name"]]) for a in arrays}
+        flush_bytes = int(spec.get("flush_bytes") or self._default_flush_bytes())
+        flush = self.mem.alloc(flush_bytes)
+        start_ev = end_ev = 0
+        if self.rt is not None:
+            start_ev, end_ev = self.rt.event(), self.rt.event()
+        libs = list(spec["libs"])
+        samples: dict[str, dict[str, list[float]]] = {lib: {"host": [], "event": []} for lib in libs}
+        check_rounds = {int(spec["warmup_rounds"])}
+        checks: list[dict[str, Any]] = []
+        began = time.perf_counter()
+        stop_after: int | None = None
+        round_index = 0
+        while True:
+            timed = round_index >= int(spec["warmup_rounds"])
+            final = stop_after is not None and round_index == stop_after
+            order = [libs[i] for i in rng.permutation(len(libs))]
+            for lib in order:
+                set_index = int(rng.integers(len(sets)))
+                for a in readable:
+                    self.mem.copy(
+                        handles[a["name"]],
+                        self.guard,
+                        sets[set_index][a["name"]],
+                        self.guard,
+                        nbytes[a["name"]],
+                    )
+                for a in arrays:
+                    if a["role"] == "output":
+                        self.mem.fill(
+                            handles[a["name"]],
+                            self.guard,
+                            nbytes[a["name"]],
+                            self.poison[round_index % len(self.poison)],
+                        )
+                self.mem.fill(flush, 0, flush_bytes, round_index & 0xFF)
+                self._sync_and_check("before a timed call")
+                args = self._arguments(handles, scalars)
+                fn = self.entries[lib]
+                if self.rt is not None:
+                    t0 = time.perf_counter_ns()
+                    self.rt.record(start_ev)
+                    fn(*args)
+                    self.rt.record(end_ev)
+                    code = self.rt.synchronize()
+                    t1 = time.perf_counter_ns()
+                    self._raise_if(code, f"in timed call {round_index + 1} of {lib}")
+                    self._sync_and_check(f"in timed call {round_index + 1} of {lib}")
+                    event_s = self.rt.elapsed_s(start_ev, end_ev)
+                else:
+                    t0 = time.perf_counter_ns()
+                    fn(*args)
+                    t1 = time.perf_counter_ns()
+                    event_s = (t1 - t0) / 1e9
+                if timed:
+                    samples[lib]["host"].append((t1 - t0) / 1e9)
+                    samples[lib]["event"].append(event_s)
+                if lib in spec["check_libs"] and (final or round_index in check_rounds):
+                    files = {}
+                    for a in written:
+                        raw = self.mem.download(handles[a["name"]], self.guard, nbytes[a["name"]])
+                        path = self.out_dir / f"timed.{lib}.r{round_index}.{a['name']}.bin"
+                        raw.tofile(path)
+                        files[a["name"]] = str(path)
+                    checks.append(
+                        {"lib": lib, "round": round_index, "set": set_index, "files": files, "final": final}
+                    )
+            if round_index % 8 == 0:
+                self.channel.send(event="timing_progress", round=round_index)
+            if final:
+                break
+            round_index += 1
+            if stop_after is None and self._enough(samples, spec, time.perf_counter() - began, round_index):
+                stop_after = round_index
+            elif stop_after is None and round_index > int(spec["warmup_rounds"]) and rng.random() < 0.05:
+                check_rounds.add(round_index)
+        self.mem.free(flush)
+        self.channel.send(event="timing", samples=samples, checks=checks, seconds=time.perf_counter() - began)
+
+    def _default_flush_bytes(self) -> int:
+        """Twice the last-level cache, so every timed call starts with cold caches."""
+        if self.rt is not None:
+            return max(2 * self.rt.attribute(38), 64 << 20)
+        try:
+            text = Path("/sys/devices/system/cpu/cpu0/cache/index3/size").read_text().strip()
+            size = int(text.rstrip("KMG")) << {"K": 10, "M": 20, "G": 30}.get(text[-1], 0)
+            return max(2 * size, 32 << 20)
+        except (OSError, ValueError):
+            return 64 << 20
+
+    def _raise_if(self, code: int, where: str) -> None:
+        if code and self.rt is not None:
+            from regrapht.eval.cudart import CudaError
+
+            name, text = self.rt.error_text(code)
+            raise CudaError(code, name, text, where)
+
+    @staticmethod
+    def _enough(
+        samples: dict[str, dict[str, list[float]]], spec: dict[str, Any], elapsed: float, rounds: int
+    ) -> bool:
+        if rounds >= int(spec["max_rounds"]):
+            return True
+        timed = rounds - int(spec["warmup_rounds"])
+        if timed < int(spec["min_rounds"]):
+            return elapsed > float(spec["budget_s"]) * 3 and timed >= 3
+        if elapsed > float(spec["budget_s"]):
+            return True
+        for lib_samples in samples.values():
+            values = np.asarray(lib_samples["event"])
+            rse = values.std(ddof=1) / np.sqrt(values.size) / max(values.mean(), 1e-12)
+            if rse > float(spec["target_rse"]):
+                return False
+        return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    job = json.loads(Path(argv[0]).read_text())
+    channel = Channel(int(argv[1]))
+    worker = Worker(job, channel)
+    try:
+        worker.start()
+        worker.load()
+        if job["cases"]:
+            worker.run_cases()
+            worker.release_all()
+        spec = job.get("timing")
+        if spec is None and job.get("await_timing"):
+            # The parent prepares the bench-size data only for candidates that passed every case.
+            channel.send(event="ready_for_timing")
+            reply = json.loads(sys.stdin.readline() or "{}")
+            spec = reply.get("timing")
+        if spec:
+            worker.run_timing(spec)
+    except Exception as exc:  # reported to the parent, which decides the status
+        from regrapht.eval.cudart import CudaError
+
+        if isinstance(exc, CudaError):
+            channel.send(event="cuda_error", name=exc.name, text=exc.text, where=exc.where)
+        else:
+            channel.send(event="error", kind=type(exc).__name__, text=str(exc)[:2000])
+        channel.send(event="done", messages=channel.count + 1)
+        os._exit(3)
+    channel.send(event="done", messages=channel.count + 1)
+    # Skip interpreter teardown: a candidate's static destructors never run after the verdict.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,304 @@
+"""Input generators named in task files.
+
+Single generators fill one array (or one scalar); joint generators fill several related arrays at
+once (a CSR matrix's row pointers, column indices and values). Numeric parameters may be integer
+expressions of the sizes ("n", "n*4"), so index ranges follow the problem size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from regrapht.tasks import expr
+
+
+class GeneratorError(ValueError):
+    pass
+
+
+def _param(params: Mapping[str, Any], key: str, default: Any, sizes: Mapping[str, int]) -> Any:
+    value = params.get(key, default)
+    if isinstance(value, str) and key not in ("field", "distribution", "layout", "alphabet", "kind"):
+        return expr.evaluate(value, sizes)
+    return value
+
+
+def _uniform(n, rng, p, sizes):
+    return rng.uniform(_param(p, "low", 0.0, sizes), _param(p, "high", 1.0, sizes), n)
+
+
+def _normal(n, rng, p, sizes):
+    return rng.normal(_param(p, "mean", 0.0, sizes), _param(p, "std", 1.0, sizes), n)
+
+
+def _lognormal(n, rng, p, sizes):
+    return rng.lognormal(_param(p, "mean", 0.0, sizes), _param(p, "sigma", 1.0, sizes), n)
+
+
+def _exponential(n, rng, p, sizes):
+    return rng.exponential(_param(p, "scale", 1.0, sizes), n)
+
+
+def _integers(n, rng, p, sizes):
+    low, high = _param(p, "low", 0, sizes), _param(p, "high", None, sizes)
+    if high is None:
+        raise GeneratorError("generator 'integers' needs `high` (exclusive)")
+    if high <= low:
+        raise GeneratorError(f"generator 'integers': high ({high}) must exceed low ({low})")
+    return rng.integers(low, high, n, dtype=np.int64)
+
+
+def _bernoulli(n, rng, p, sizes):
+    return (rng.random(n) < float(_param(p, "p", 0.5, sizes))).astype(np.int64)
+
+
+def _choice(n, rng, p, sizes):
+    values = p.get("values")
+    if not isinstance(values, list) or not values:
+        raise GeneratorError("generator 'choice' needs a non-empty list `values`")
+    return rng.choice(np.asarray(values), n)
+
+
+def _permutation(n, rng, p, sizes):
+    return rng.permutation(n).astype(np.int64)
+
+
+def _sorted(n, rng, p, sizes):
+    low, high = _param(p, "low", 0, sizes), _param(p, "high", None, sizes)
+    if p.get("integer", True) and high is not None:
+        if p.get("unique", False):
+            if high - low < n:
+                raise GeneratorError(
+                    f"generator 'sorted': cannot draw {n} unique values from [{low}, {high})"
+                )
+            return np.sort(rng.choice(np.arange(low, high, dtype=np.int64), n, replace=False))
+        return np.sort(rng.integers(low, high, n, dtype=np.int64))
+    return np.sort(rng.uniform(low, 1.0 if high is None else high, n))
+
+
+def _bits(n, rng, p, sizes):
+    return rng.integers(0, 2**63 - 1, n, dtype=np.int64, endpoint=True).view(np.uint64)
+
+
+def _text(n, rng, p, sizes):
+    alphabet = str(p.get("alphabet", "acgt"))
+    codes = np.frombuffer(alphabet.encode(), dtype=np.uint8)
+    return rng.choice(codes, n)
+
+
+def _grid(n, rng, p, sizes):
+    shape = [expr.evaluate(s, sizes) for s in p.get("shape", [])]
+    if not shape or int(np.prod(shape)) != n:
+        raise GeneratorError(f"generator 'grid': shape {shape} must multiply to the array length {n}")
+    field = p.get("field", "smooth")
+    axes = np.meshgrid(*[np.linspace(0.0, 1.0, s) for s in shape], indexing="ij")
+    if field == "smooth":
+        values = np.zeros(shape)
+        for _ in range(4):
+            freq = rng.uniform(1.0, 6.0, len(shape))
+            phase = rng.uniform(0, 2 * np.pi)
+            values += np.sin(2 * np.pi * sum(f * a for f, a in zip(freq, axes)) + phase)
+        values += rng.normal(0.0, 0.05, shape)
+    elif field == "image":
+        values = np.zeros(shape)
+        for _ in range(8):
+            center = rng.uniform(0.0, 1.0, len(shape))
+            radius = rng.uniform(0.05, 0.3)
+            inside = sum((a - c) ** 2 for a, c in zip(axes, center)) < radius**2
+            values[inside] = rng.uniform(0.0, 1.0)
+        values = np.clip(values + rng.normal(0.0, 0.02, shape), 0.0, 1.0)
+    elif field == "noise":
+        values = rng.uniform(0.0, 1.0, shape)
+    else:
+        raise GeneratorError(f"generator 'grid': unknown field {field!r} (smooth, image, noise)")
+    low, high = _param(p, "low", None, sizes), _param(p, "high", None, sizes)
+    if low is not None and high is not None:
+        span = values.max() - values.min() or 1.0
+        values = low + (values - values.min()) / span * (high - low)
+    return values.reshape(-1)
+
+
+def _points(n, rng, p, sizes):
+    dims = int(_param(p, "dims", 3, sizes))
+    if n % dims:
+        raise GeneratorError(f"generator 'points': array length {n} is not a multiple of dims={dims}")
+    count = n // dims
+    low, high = float(_param(p, "low", 0.0, sizes)), float(_param(p, "high", 1.0, sizes))
+    if p.get("distribution", "uniform") == "clustered":
+        clusters = int(_param(p, "clusters", 8, sizes))
+        centers = rng.uniform(low, high, (clusters, dims))
+        spread = (high - low) * 0.05
+        pts = centers[rng.integers(0, clusters, count)] + rng.normal(0.0, spread, (count, dims))
+    else:
+        pts = rng.uniform(low, high, (count, dims))
+    if p.get("layout", "aos") == "soa":
+        return pts.T.reshape(-1)
+    return pts.reshape(-1)
+
+
+SINGLE: dict[str, Callable[..., np.ndarray]] = {
+    "uniform": _uniform,
+    "normal": _normal,
+    "lognormal": _lognormal,
+    "exponential": _exponential,
+    "integers": _integers,
+    "bernoulli": _bernoulli,
+    "choice": _choice,
+    "permutation": _permutation,
+    "sorted": _sorted,
+    "bits": _bits,
+    "text": _text,
+    "grid": _grid,
+    "points": _points,
+}
+
+
+def generate_array(
+    kind: str,
+    params: Mapping[str, Any],
+    n: int,
+    dtype: np.dtype,
+    rng: np.random.Generator,
+    sizes: Mapping[str, int],
+) -> np.ndarray:
+    if kind not in SINGLE:
+        raise GeneratorError(f"unknown generator {kind!r} (known: {', '.join(sorted(SINGLE))})")
+    values = SINGLE[kind](n, rng, params, sizes)
+    return _cast(values, dtype, kind)
+
+
+def _cast(values: np.ndarray, dtype: np.dtype, kind: str) -> np.ndarray:
+    if dtype.kind in "iu" and values.dtype.kind in "iu" and values.size:
+        info = np.iinfo(dtype)
+        if values.min() < info.min or values.max() > info.max:
+            raise GeneratorError(f"generator {kind!r} produced values outside the range of {dtype}")
+    if dtype.kind in "iu" and values.dtype.kind == "f":
+        values = np.floor(values)
+    return np.ascontiguousarray(values.astype(dtype, copy=False))
+
+
+# ---- joint generators ---------------------------------------------------------------------------
+
+
+def _spread(total: int, buckets: int, rng: np.random.Generator, skew: str, cap: int) -> np.ndarray:
+    """Counts per bucket adding up to total, each at most cap."""
+    if buckets == 0:
+        if total:
+            raise GeneratorError("cannot place entries in zero rows")
+        return np.zeros(0, dtype=np.int64)
+    if total > buckets * cap:
+        raise GeneratorError(f"cannot place {total} entries in {buckets} rows of at most {cap}")
+    weights = rng.pareto(1.5, buckets) + 0.1 if skew == "powerlaw" else np.ones(buckets)
+    counts = np.zeros(buckets, dtype=np.int64)
+    remaining = total
+    while remaining:
+        draw = rng.multinomial(remaining, weights / weights.sum())
+        counts = np.minimum(counts + draw, cap)
+        remaining = total - int(counts.sum())
+        weights = np.where(counts >= cap, 0.0, weights)
+    return counts
+
+
+def _sorted_unique(keys: np.ndarray) -> np.ndarray:
+    # np.unique's hash path is several times slower than a plain sort for large int64 arrays.
+    keys.sort()
+    if keys.size < 2:
+        return keys
+    return keys[np.concatenate([[True], keys[1:] != keys[:-1]])]
+
+
+def _csr(rows: int, cols: int, nnz: int, rng: np.random.Generator, skew: str, no_diagonal: bool = False):
+    """Row pointers and sorted, distinct column indices with exactly nnz entries (vectorized)."""
+    cap = cols - (1 if no_diagonal else 0)
+    counts = _spread(nnz, rows, rng, skew, cap)
+    row_ptr = np.zeros(rows + 1, dtype=np.int64)
+    np.cumsum(counts, out=row_ptr[1:])
+    keys = np.zeros(0, dtype=np.int64)
+    need = counts.copy()
+    for _ in range(16):
+        if not need.any():
+            break
+        row_of = np.repeat(np.arange(rows, dtype=np.int64), need)
+        col = rng.integers(0, cols, row_of.size, dtype=np.int64)
+        if no_diagonal:
+            col = np.where(col == row_of, (col + 1 + rng.integers(0, max(cols - 1, 1), col.size)) % cols, col)
+        keys = _sorted_unique(np.concatenate([keys, row_of * cols + col]))
+        have = np.bincount(keys // cols, minlength=rows) if keys.size else np.zeros(rows, dtype=np.int64)
+        over = have > counts
+        if over.any():
+            # Keep the first counts[r] keys of an overfull row; the extra draws are dropped.
+            rank = np.arange(keys.size) - np.repeat(np.concatenate([[0], np.cumsum(have)[:-1]]), have)
+            keys = keys[rank < np.repeat(counts, have)]
+            have = np.minimum(have, counts)
+        need = counts - have
+    if need.any():
+        # Nearly full rows: random draws rarely hit the last free columns, so pick from those directly.
+        extra = []
+        for r in np.flatnonzero(need):
+            taken = set((keys[(keys // cols) == r] % cols).tolist())
+            if no_diagonal:
+                taken.add(int(r))
+            free = np.array([c for c in range(cols) if c not in taken], dtype=np.int64)
+            extra.append(r * cols + rng.choice(free, int(need[r]), replace=False))
+        keys = _sorted_unique(np.concatenate([keys, *extra]))
+    return row_ptr, (keys % cols).astype(np.int64)
+
+
+def _csr_matrix(rng, p, sizes):
+    rows, cols, nnz = (expr.evaluate(p[k], sizes) for k in ("rows", "cols", "nnz"))
+    row_ptr, col_idx = _csr(rows, cols, nnz, rng, p.get("distribution", "uniform"))
+    value_spec = dict(p.get("values", {"kind": "uniform", "low": -1.0, "high": 1.0}))
+    kind = value_spec.pop("kind", "uniform")
+    values = SINGLE[kind](nnz, rng, value_spec, sizes)
+    return {"row_ptr": row_ptr, "col_idx": col_idx, "values": values}
+
+
+def _csr_graph(rng, p, sizes):
+    vertices, edges = expr.evaluate(p["vertices"], sizes), expr.evaluate(p["edges"], sizes)
+    skew = p.get("distribution", "uniform")
+    if p.get("undirected", False):
+        if edges % 2:
+            raise GeneratorError("an undirected csr_graph needs an even number of directed edges")
+        half_ptr, half_idx = _csr(vertices, vertices, edges // 2, rng, skew, no_diagonal=True)
+        src = np.repeat(np.arange(vertices), np.diff(half_ptr))
+        pairs = {(int(a), int(b)) for a, b in zip(src, half_idx)}
+        pairs |= {(b, a) for a, b in pairs}
+        # Pairs that collapsed onto each other are topped up so the edge count is exact.
+        while len(pairs) < edges:
+            a, b = (int(x) for x in rng.integers(0, vertices, 2))
+            if a != b and (a, b) not in pairs:
+                pairs |= {(a, b), (b, a)}
+        ordered = sorted(pairs)[:edges] if len(pairs) == edges else sorted(pairs)
+        if len(ordered) != edges:
+            raise GeneratorError("could not build an undirected graph with exactly that many edges")
+        src_all = np.array([a for a, _ in ordered], dtype=np.int64)
+        row_ptr = np.zeros(vertices + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src_all, minlength=vertices), out=row_ptr[1:])
+        col_idx = np.array([b for _, b in ordered], dtype=np.int64)
+    else:
+        row_ptr, col_idx = _csr(vertices, vertices, edges, rng, skew, no_diagonal=True)
+    weight_spec = dict(p.get("weights", {"kind": "uniform", "low": 1.0, "high": 10.0}))
+    kind = weight_spec.pop("kind", "uniform")
+    return {"row_ptr": row_ptr, "col_idx": col_idx, "weights": SINGLE[kind](edges, rng, weight_spec, sizes)}
+
+
+JOINT: dict[str, tuple[Callable[..., dict[str, np.ndarray]], tuple[str, ...]]] = {
+    "csr_matrix": (_csr_matrix, ("row_ptr", "col_idx", "values")),
+    "csr_graph": (_csr_graph, ("row_ptr", "col_idx", "weights")),
+}
+
+
+def joint_slots(kind: str) -> tuple[str, ...]:
+    if kind not in JOINT:
+        raise GeneratorError(f"unknown joint generator {kind!r} (known: {', '.join(sorted(JOINT))})")
+    return JOINT[kind][1]
+
+
+def generate_joint(
+    kind: str, params: Mapping[str, Any], rng: np.random.Generator, sizes: Mapping[str, int]
+) -> dict[str, np.ndarray]:
+    joint_slots(kind)
+    return JOINT[kind][0](rng, params, sizes)

@@ -1,0 +1,185 @@
+"""The task model: what a serial-cpp task declares, after validation."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from regrapht.tasks import expr
+from regrapht.tasks.dtypes import DType
+
+Role = Literal["size", "scalar", "input", "output", "inout"]
+ROLES: tuple[str, ...] = ("size", "scalar", "input", "output", "inout")
+DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
+SPLITS: tuple[str, ...] = ("train", "test", "example")
+CONVENTIONS: tuple[str, ...] = ("device", "host")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How an output is compared: exactly, within rtol/atol, or by the task's own checker."""
+
+    kind: Literal["exact", "close", "custom"]
+    rtol: float = 0.0
+    atol: float = 0.0
+
+    def describe(self) -> str:
+        if self.kind == "close":
+            return f"rtol={self.rtol:g}, atol={self.atol:g}"
+        return self.kind
+
+
+@dataclass(frozen=True)
+class Generator:
+    kind: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    role: Role
+    dtype: DType
+    length: str | None = None  # integer expression of the sizes, for arrays
+    generator: Generator | None = None  # inputs, inouts and scalars
+    value: float | int | None = None  # a fixed scalar
+    tolerance: Tolerance | None = None  # outputs and inouts
+    c_type: str = ""  # the parameter's type as the signature spells it
+
+    @property
+    def is_array(self) -> bool:
+        return self.role in ("input", "output", "inout")
+
+    @property
+    def is_written(self) -> bool:
+        return self.role in ("output", "inout")
+
+    @property
+    def is_read(self) -> bool:
+        return self.role in ("input", "inout")
+
+    def n_elements(self, sizes: dict[str, int]) -> int:
+        assert self.length is not None
+        return expr.evaluate(self.length, sizes)
+
+
+@dataclass(frozen=True)
+class JointGenerator:
+    """A generator that fills several arrays at once (a CSR matrix's row_ptr, col_idx and values)."""
+
+    kind: str
+    outputs: dict[str, str]  # generator slot -> argument name
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Roofline:
+    bytes: str | None = None
+    flops: str | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    title: str
+    category: str
+    difficulty: str
+    split: str
+    function: str
+    signature: str
+    convention: str
+    args: tuple[Arg, ...]
+    test_sizes: tuple[dict[str, int], ...]
+    bench_size: dict[str, int]
+    joint_generators: tuple[JointGenerator, ...]
+    roofline: Roofline
+    root: Path
+    description: str = ""
+    tags: tuple[str, ...] = ()
+
+    @property
+    def serial_path(self) -> Path:
+        return self.root / "serial.cpp"
+
+    @property
+    def naive_path(self) -> Path | None:
+        path = self.root / "naive.cu"
+        return path if path.is_file() else None
+
+    @property
+    def solution_path(self) -> Path | None:
+        path = self.root / "solution.cu"
+        return path if path.is_file() else None
+
+    @property
+    def generator_path(self) -> Path | None:
+        path = self.root / "gen.py"
+        return path if path.is_file() else None
+
+    @property
+    def checker_path(self) -> Path | None:
+        path = self.root / "check.py"
+        return path if path.is_file() else None
+
+    def arg(self, name: str) -> Arg:
+        for a in self.args:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+    @property
+    def arrays(self) -> tuple[Arg, ...]:
+        return tuple(a for a in self.args if a.is_array)
+
+    @property
+    def written(self) -> tuple[Arg, ...]:
+        return tuple(a for a in self.args if a.is_written)
+
+    def serial_source(self) -> str:
+        return self.serial_path.read_text()
+
+    def naive_source(self) -> str | None:
+        return self.naive_path.read_text() if self.naive_path else None
+
+    def content_hash(self) -> str:
+        """A hash over every file that defines the task: changes invalidate cached references."""
+        digest = hashlib.sha256()
+        for path in sorted(p for p in self.root.iterdir() if p.is_file() and p.suffix != ".pyc"):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def io_bytes(self, sizes: dict[str, int]) -> int:
+        """Bytes every correct implementation must move: inputs read once, outputs written once."""
+        total = 0
+        for a in self.arrays:
+            per_element = a.dtype.numpy.itemsize * a.n_elements(sizes)
+            total += per_element * (2 if a.role == "inout" else 1)
+        return total
+
+    def floor_bytes(self, sizes: dict[str, int]) -> int:
+        if self.roofline.bytes is not None:
+            return expr.evaluate(self.roofline.bytes, sizes)
+        return self.io_bytes(sizes)
+
+    def floor_flops(self, sizes: dict[str, int]) -> int:
+        if self.roofline.flops is not None:
+            return expr.evaluate(self.roofline.flops, sizes)
+        return 0
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "category": self.category,
+            "difficulty": self.difficulty,
+            "split": self.split,
+            "function": self.function,
+            "signature": self.signature,
+            "convention": self.convention,
+            "has_naive": self.naive_path is not None,
+            "bench_size": dict(self.bench_size),
+            "test_sizes": [dict(s) for s in self.test_sizes],
+        }
