@@ -374,7 +374,7 @@ class Evaluator:
         job["await_timing"] = self.config.timing
         run = _Run(job_dir=job_dir)
         checker = load_checker(task)
-        first_runs: dict[int, dict[str, str]] = {}
+        first_runs: dict[int, dict[str, Any]] = {}
 
         def on_message(message: dict[str, Any]) -> Reply:
             event = message.get("event")
@@ -383,11 +383,9 @@ class Evaluator:
                 # candidate would only spend device time.
                 index = message["case"]
                 if message["run"] == 0:
-                    first_runs[index] = message["files"]
+                    first_runs[index] = message
                     return None
-                result = self._judge_case(
-                    task, tests.cases[index], [first_runs[index], message["files"]], checker
-                )
+                result = self._judge_case(task, tests.cases[index], [first_runs[index], message], checker)
                 run.judged[index] = result
                 return "stop" if result.status != "correct" else None
             if event == "ready_for_timing":
@@ -437,7 +435,13 @@ class Evaluator:
             return f"{outcome.timeout_reason}{where}: likely an infinite loop, a deadlock or a far too slow kernel"
         cuda = outcome.last("cuda_error")
         if cuda:
-            return f"CUDA error {cuda['where']}: {cuda['text']} ({cuda['name']})"
+            message = f"CUDA error {cuda['where']}: {cuda['text']} ({cuda['name']})"
+            if cuda["name"] == "cudaErrorMemoryAllocation":
+                message += (
+                    ": out of memory on the device; the candidate holds memory it never frees, or needs more "
+                    "than the GPU has"
+                )
+            return message
         error = outcome.last("error")
         if error:
             return f"{error['kind']}: {error['text']}"
@@ -480,11 +484,16 @@ class Evaluator:
             assert run.bench is not None
             self._judge_timing(ev, task, target, run.bench, outcome)
 
-    def _judge_case(self, task: Task, case: RefCase, runs: list[dict[str, str]], checker) -> CaseResult:
+    def _judge_case(self, task: Task, case: RefCase, runs: list[dict[str, Any]], checker) -> CaseResult:
         result = CaseResult(case.label, case.sizes, case.seed_index, "correct")
-        raw = [{name: np.fromfile(path, dtype=np.uint8) for name, path in files.items()} for files in runs]
+        raw = [
+            {name: np.fromfile(path, dtype=np.uint8) for name, path in run["files"].items()} for run in runs
+        ]
         values = [{a.name: correctness.data(r[a.name], GUARD_BYTES, a) for a in task.arrays} for r in raw]
         problems: list[tuple[str, str]] = []
+        late = _late_writes(task, [v for v in values], [run.get("at_return", {}) for run in runs])
+        if late:
+            problems.append(("integrity_violation", late))
         for arg in task.arrays:
             for r in range(2):
                 damage = correctness.guard_damage(raw[r][arg.name], GUARD_BYTES, CANARY)
@@ -560,6 +569,13 @@ class Evaluator:
                 assert arg.tolerance is not None
                 if arg.tolerance.kind == "custom":
                     continue
+                late = _late_writes(task, [{arg.name: actual}], [{arg.name: check["at_return"][arg.name]}])
+                if late:
+                    ev.status, ev.message = (
+                        "integrity_violation",
+                        f"in timed call {check['round'] + 1}: {late}",
+                    )
+                    return
                 mismatch = correctness.compare(actual, expected[arg.name], arg.tolerance)
                 if mismatch:
                     first_check = check["round"] == min(c["round"] for c in timing["checks"])
@@ -660,6 +676,24 @@ class Evaluator:
 
 
 _EXACT = Tolerance("exact")
+
+
+def _late_writes(
+    task: Task, values: list[dict[str, np.ndarray]], at_return: list[dict[str, str]]
+) -> str | None:
+    """Outputs that changed after the function returned: work it left running outside the calling stream."""
+    for run_values, snapshots in zip(values, at_return):
+        for name, path in snapshots.items():
+            final = run_values[name]
+            seen = np.fromfile(path, dtype=np.uint8).view(final.dtype)
+            changed = np.flatnonzero(seen.view(np.uint8) != final.view(np.uint8)) // final.dtype.itemsize
+            if changed.size:
+                return (
+                    f"the call returned before its work was done: {len(np.unique(changed))} elements of `{name}` "
+                    f"changed after it returned (first at index {int(changed[0])}); work left running on a side "
+                    "stream or host thread escapes the timer. Finish (or synchronize) all work before returning"
+                )
+    return None
 
 
 def _fmt_sizes(sizes: dict[str, int]) -> str:

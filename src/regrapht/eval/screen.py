@@ -21,6 +21,7 @@ class Rule:
     targets: tuple[str, ...]
     pattern: re.Pattern[str]
     message: str
+    scope: str = "code"  # "code": comments and string literals blanked; "code_and_strings": comments only
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,14 @@ def rules() -> tuple[Rule, ...]:
     text = (resources.files("regrapht") / "data" / "screen_rules.toml").read_text()
     data = tomllib.loads(text)
     return tuple(
-        Rule(r["id"], r["severity"], tuple(r["targets"]), re.compile(r["pattern"]), r["message"])
+        Rule(
+            r["id"],
+            r["severity"],
+            tuple(r["targets"]),
+            re.compile(r["pattern"]),
+            r["message"],
+            r.get("scope", "code"),
+        )
         for r in data["rule"]
     )
 
@@ -54,24 +62,30 @@ _CODE_MASK = re.compile(
 )
 
 
-def strip_comments_and_strings(source: str) -> str:
+def strip_comments_and_strings(source: str, keep_strings: bool = False) -> str:
     """Blank out comments and literal contents, keeping line numbers, so prose never trips a rule."""
 
     def blank(match: re.Match[str]) -> str:
         text = match.group(0)
         if text.startswith(("//", "/*")):
             return re.sub(r"[^\n]", " ", text)
+        if keep_strings:
+            return text
         return text[0] + re.sub(r"[^\n]", " ", text[1:-1]) + text[-1]
 
     return _CODE_MASK.sub(blank, source)
 
 
 def screen(source: str, target: str) -> list[Finding]:
-    code = strip_comments_and_strings(source)
+    texts = {
+        "code": strip_comments_and_strings(source),
+        "code_and_strings": strip_comments_and_strings(source, keep_strings=True),
+    }
     findings = []
     for rule in rules():
         if target not in rule.targets:
             continue
+        code = texts[rule.scope]
         for match in rule.pattern.finditer(code):
             line = code.count("\n", 0, match.start()) + 1
             excerpt = match.group(0).strip()[:60]

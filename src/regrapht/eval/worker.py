@@ -221,8 +221,9 @@ class Worker:
                     handles = self._prepare(case["nbytes"], inputs, self.poison[run % len(self.poison)])
                     self.channel.send(event="calling", lib=lib, case=index, run=run)
                     fn(*self._arguments(handles, scalars))
+                    snapshots = self._snapshot(handles, case["nbytes"])
                     self._sync_and_check(f"after the call ({case['label']}, run {run + 1})")
-                    files = {}
+                    files, at_return = {}, {}
                     for a in self.job["args"]:
                         if a["array"]:
                             nbytes = case["nbytes"][a["name"]]
@@ -230,7 +231,26 @@ class Worker:
                             path = self.out_dir / f"{lib}.case{index}.run{run}.{a['name']}.bin"
                             raw.tofile(path)
                             files[a["name"]] = str(path)
-                    self.channel.send(event="case_done", lib=lib, case=index, run=run, files=files)
+                    for name, shadow in snapshots.items():
+                        path = self.out_dir / f"{lib}.case{index}.run{run}.{name}.at_return.bin"
+                        self.mem.download(shadow, 0, case["nbytes"][name]).tofile(path)
+                        at_return[name] = str(path)
+                    self.channel.send(
+                        event="case_done", lib=lib, case=index, run=run, files=files, at_return=at_return
+                    )
+
+    def _snapshot(self, handles: dict[str, Any], nbytes: dict[str, int]) -> dict[str, Any]:
+        """Copy every output as the calling stream sees it when the function returns, before any
+        synchronization: work still running elsewhere (a non-blocking stream, a host thread) makes
+        the final buffer differ from this copy."""
+        snapshots = {}
+        for a in self.job["args"]:
+            if a["array"] and a["role"] in ("output", "inout"):
+                size = nbytes[a["name"]]
+                shadow = self.buffer(a["name"], size, tag=".at_return")
+                self.mem.copy(shadow, 0, handles[a["name"]], self.guard, size)
+                snapshots[a["name"]] = shadow
+        return snapshots
 
     def _prepare(self, nbytes: dict[str, int], inputs: dict[str, np.ndarray], poison: int) -> dict[str, Any]:
         handles = {}
@@ -305,11 +325,13 @@ class Worker:
                 self._sync_and_check("before a timed call")
                 args = self._arguments(handles, scalars)
                 fn = self.entries[lib]
+                check_this = lib in spec["check_libs"] and (final or round_index in check_rounds)
                 if self.rt is not None:
                     t0 = time.perf_counter_ns()
                     self.rt.record(start_ev)
                     fn(*args)
                     self.rt.record(end_ev)
+                    snapshots = self._snapshot(handles, nbytes) if check_this else {}
                     code = self.rt.synchronize()
                     t1 = time.perf_counter_ns()
                     self._raise_if(code, f"in timed call {round_index + 1} of {lib}")
@@ -320,18 +342,29 @@ class Worker:
                     fn(*args)
                     t1 = time.perf_counter_ns()
                     event_s = (t1 - t0) / 1e9
+                    snapshots = self._snapshot(handles, nbytes) if check_this else {}
                 if timed:
                     samples[lib]["host"].append((t1 - t0) / 1e9)
                     samples[lib]["event"].append(event_s)
-                if lib in spec["check_libs"] and (final or round_index in check_rounds):
-                    files = {}
+                if check_this:
+                    files, at_return = {}, {}
                     for a in written:
                         raw = self.mem.download(handles[a["name"]], self.guard, nbytes[a["name"]])
                         path = self.out_dir / f"timed.{lib}.r{round_index}.{a['name']}.bin"
                         raw.tofile(path)
                         files[a["name"]] = str(path)
+                        path = self.out_dir / f"timed.{lib}.r{round_index}.{a['name']}.at_return.bin"
+                        self.mem.download(snapshots[a["name"]], 0, nbytes[a["name"]]).tofile(path)
+                        at_return[a["name"]] = str(path)
                     checks.append(
-                        {"lib": lib, "round": round_index, "set": set_index, "files": files, "final": final}
+                        {
+                            "lib": lib,
+                            "round": round_index,
+                            "set": set_index,
+                            "files": files,
+                            "at_return": at_return,
+                            "final": final,
+                        }
                     )
             if round_index % 8 == 0:
                 self.channel.send(event="timing_progress", round=round_index)

@@ -276,8 +276,10 @@ def _joint(index: int, raw: Any, ctx: _Ctx, names: set[str]) -> JointGenerator:
 
 
 def _roofline(raw: Any, ctx: _Ctx, known: set[str]) -> Roofline:
-    if not isinstance(raw, dict) or set(raw) - {"bytes", "flops"}:
+    if not isinstance(raw, dict):
         raise ctx.fail("roofline", "expected a table with `bytes` and/or `flops` expressions")
+    if set(raw) - {"bytes", "flops"}:
+        raise ctx.fail("roofline", f"unknown field(s) {', '.join(sorted(set(raw) - {'bytes', 'flops'}))}")
     for key, value in raw.items():
         try:
             unknown = expr.names_in(str(value)) - known

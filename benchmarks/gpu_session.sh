@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: environment, GPU tests, the README's eval commands, benchmarks.
+# Usage (on the device): bash benchmarks/gpu_session.sh [tests|bench|all]   (logs go to $OUT)
+set -u
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+export PYTHONPATH=$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONUNBUFFERED=1
+if [ -d .whl ] && ! python3 -c "import pytest" 2>/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl && export PYTHONPATH=$PYTHONPATH:/tmp/site
+fi
+what=${1:-all}
+{
+  date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  python3 -c "import sys, numpy, torch; print(sys.version.split()[0], 'numpy', numpy.__version__, 'torch', torch.__version__)"
+  nvcc --version | tail -1; git log --oneline -1 2>/dev/null || true
+} 2>&1 | tee "$OUT/env.txt"
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  python3 -m regrapht.cli doctor 2>&1 | tail -30 | tee "$OUT/doctor.txt"
+  timeout 540 python3 -m pytest -m gpu -q -rA tests 2>&1 | tee "$OUT/gpu_tests.txt" | tail -60
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  for script in benchmarks/eval_throughput.py; do
+    [ -f "$script" ] && timeout 540 python3 "$script" --out "$OUT" 2>&1 | tee "$OUT/$(basename "$script" .py).txt" | tail -40
+  done
+fi

@@ -1,0 +1,3 @@
+from regrapht.cli import main
+
+main()

@@ -1,0 +1,4 @@
+extern "C" void vec_scale(int n, float a, const float* x, float* out) {
+#pragma omp parallel for
+    for (int i = 0; i < n; ++i) out[i] = a * x[i];
+}

@@ -1,0 +1,4 @@
+// Correct values, plus one write past the end of the output.
+extern "C" void vec_scale(int n, float a, const float* x, float* out) {
+    for (int i = 0; i <= n; ++i) out[i] = a * (i < n ? x[i] : 1.0f);
+}

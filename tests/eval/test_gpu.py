@@ -1,0 +1,110 @@
+"""The cuda target on a real GPU: honest kernels pass, and every hostile one is caught with a reason.
+
+Run on the GPU machine: pytest -m gpu tests/eval/test_gpu.py
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from regrapht.eval import Evaluator
+from regrapht.tasks import builtin_tasks_root, load_task
+from tests.eval.conftest import HERE, candidate, quick_config
+
+pytestmark = pytest.mark.gpu
+EXAMPLES = builtin_tasks_root() / "examples"
+
+
+@pytest.fixture(scope="module")
+def gpu_eval(build_cache):
+    with Evaluator(quick_config(build_cache, call_timeout_s=15.0)) as ev:
+        yield ev
+
+
+@pytest.fixture(scope="module")
+def gpu_unscreened(build_cache):
+    with Evaluator(quick_config(build_cache, call_timeout_s=15.0, static_screen=False)) as ev:
+        yield ev
+
+
+def cu(name: str) -> str:
+    return candidate(name, "hostile_cuda")
+
+
+@pytest.mark.parametrize("name", ["correct.cu", "honest_stream.cu"])
+def test_honest_kernels_pass_without_false_alarms(gpu_eval, vec_scale, name):
+    ev = gpu_eval.evaluate(vec_scale, cu(name), "cuda")
+    assert ev.status == "correct", ev.message
+    assert "naive" in ev.speedups and "serial" in ev.speedups
+    assert ev.fingerprint["gpu"] and ev.fingerprint["cuda_runtime"]
+    assert ev.roofline["fraction_of_floor"] is not None and 0 < ev.roofline["fraction_of_floor"] < 1.2
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "phrase"),
+    [
+        ("partial.cu", "wrong_answer", "unwritten"),
+        ("unwritten.cu", "wrong_answer", "elements of `out` unwritten (first at index 0)"),
+        ("mutates_input.cu", "integrity_violation", "modified an input"),
+        ("out_of_bounds.cu", "wrong_answer", "wrote out of bounds of `out`"),
+        ("side_stream.cu", "integrity_violation", "returned before its work was done"),
+        ("cache_by_pointer.cu", "wrong_answer", "seed 2"),
+        ("lazy_later.cu", "integrity_violation", "behaves differently on later calls"),
+        ("half_precision.cu", "wrong_answer", "beyond rtol=1e-05"),
+        ("too_much_shared.cu", "runtime_error", "CUDA error"),
+        ("grab_all_memory.cu", "runtime_error", "out of memory"),
+    ],
+)
+def test_hostile_kernels_are_caught(gpu_eval, vec_scale, name, status, phrase):
+    ev = gpu_eval.evaluate(vec_scale, cu(name), "cuda")
+    assert ev.status == status, ev.message
+    assert phrase in ev.message
+    assert ev.reward == -1.0
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "phrase"),
+    [
+        ("infinite_loop.cu", "timeout", "no progress"),
+        ("segfault.cu", "runtime_error", "SIGSEGV"),
+        ("calls_exit.cu", "runtime_error", "ended on its own"),
+    ],
+)
+def test_crashes_and_hangs_cost_only_their_own_result(gpu_unscreened, vec_scale, name, status, phrase):
+    ev = gpu_unscreened.evaluate(vec_scale, cu(name), "cuda")
+    assert ev.status == status, ev.message
+    assert phrase in ev.message
+    after = gpu_unscreened.evaluate(vec_scale, cu("correct.cu"), "cuda")
+    assert after.status == "correct", after.message
+
+
+@pytest.mark.parametrize("task_name", ["saxpy", "sum_of_squares", "spmv_csr"])
+def test_shipped_examples(gpu_eval, task_name):
+    task = load_task(EXAMPLES / task_name)
+    folder = task.root / "candidates"
+    good = gpu_eval.evaluate(task, (folder / "correct.cu").read_text(), "cuda")
+    assert good.status == "correct", good.message
+    assert good.speedups["serial"]["value"] > 1.0
+    bad = gpu_eval.evaluate(task, (folder / "wrong.cu").read_text(), "cuda")
+    assert bad.status == "wrong_answer", bad.message
+    naive = gpu_eval.evaluate(task, task.naive_source(), "cuda")
+    assert naive.status == "correct", naive.message
+    # The naive kernel timed against itself, interleaved: a ratio of one within noise.
+    assert 0.9 < naive.speedups["naive"]["value"] < 1.1
+
+
+def test_host_convention_times_end_to_end(gpu_eval):
+    task = load_task(HERE / "tasks" / "vec_scale_host")
+    ev = gpu_eval.evaluate(task, (task.root / "candidates" / "correct_host.cu").read_text(), "cuda")
+    assert ev.status == "correct", ev.message
+    t = ev.timings["candidate"]
+    assert t["median_s"] == t["host_median_s"]  # end to end, transfers included
+
+
+def test_batch_equals_single_on_gpu(build_cache, vec_scale):
+    names = ["correct.cu", "partial.cu", "mutates_input.cu", "half_precision.cu"]
+    with Evaluator(quick_config(build_cache, timing=False)) as single:
+        one = [single.evaluate(vec_scale, cu(n), "cuda").verdict_signature() for n in names]
+    with Evaluator(quick_config(build_cache, timing=False)) as batch:
+        many = [e.verdict_signature() for e in batch.evaluate_many([(vec_scale, cu(n), "cuda") for n in names])]
+    assert many == one
