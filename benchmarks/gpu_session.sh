@@ -16,8 +16,8 @@ what=${1:-all}
   nvcc --version | tail -1; git log --oneline -1 2>/dev/null || true
 } 2>&1 | tee "$OUT/env.txt"
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  python3 -m regrapht.cli doctor 2>&1 | tail -30 | tee "$OUT/doctor.txt"
-  timeout 540 python3 -m pytest -m gpu -q -rA tests 2>&1 | tee "$OUT/gpu_tests.txt" | tail -60
+  python3 -c "from regrapht import doctor; [print(('ok  ' if c.ok else 'MISS'), c.name, '|', c.detail) for c in doctor.run_checks()]" 2>&1 | tee "$OUT/doctor.txt"
+  timeout 540 python3 -m pytest -m gpu -q -rfE -p no:cacheprovider ${TEST_PATHS:-tests/eval tests/tasks} 2>&1 | tee "$OUT/gpu_tests.txt" | tail -60
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   for script in benchmarks/eval_throughput.py; do
