@@ -159,7 +159,6 @@ class Evaluator:
             screen=[f.to_dict() for f in p.findings],
             reward_baseline=self.config.reward_baseline,
         )
-        ev.fingerprint = self._fingerprint(p.target)
         blocked = screen.blocking(p.findings)
         if p.candidate is None:
             ev.status = "integrity_violation"
@@ -194,6 +193,7 @@ class Evaluator:
         return self._done(ev, p)
 
     def _done(self, ev: Evaluation, p: _Prepared) -> Evaluation:
+        ev.fingerprint = self._fingerprint(p.target)
         ev.seconds["total"] = time.perf_counter() - p.started
         if ev.reward is None and ev.status != "correct":
             ev.reward = -1.0
@@ -275,7 +275,7 @@ class Evaluator:
             job_dir / "job.json",
             max(self.config.call_timeout_s, 120.0),
             self.config.total_timeout_s * 4,
-            self._memory_limit(),
+            self._memory_limit(task),
         )
         problem = self._crash_message(outcome)
         if problem:
@@ -297,8 +297,11 @@ class Evaluator:
         (path / "out").mkdir(parents=True)
         return path
 
-    def _memory_limit(self) -> int:
-        return int(self.config.memory_limit_gib * (1 << 30))
+    def _memory_limit(self, task: Task) -> int:
+        """The configured ceiling, raised for tasks whose bench data alone needs more: the worker
+        holds every input set, the argument buffers and the outputs it sends back."""
+        needed = 6 * task.io_bytes(task.bench_size) + (1 << 30)
+        return max(int(self.config.memory_limit_gib * (1 << 30)), needed)
 
     def _job(
         self,
@@ -414,7 +417,7 @@ class Evaluator:
             job_dir / "job.json",
             self.config.call_timeout_s,
             self.config.total_timeout_s,
-            self._memory_limit(),
+            self._memory_limit(task),
             on_message=on_message,
         )
         hello = run.outcome.last("hello")

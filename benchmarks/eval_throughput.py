@@ -1,0 +1,101 @@
+"""Evaluator throughput and repeatability on the GPU.
+
+1. Throughput: a batch of candidates over every shipped task with a naive.cu (at least 10 tasks),
+   cold compile cache, isolation on (one process per candidate), full verdicts and timing. The mix
+   per task: naive.cu, two launch-configuration variants of it, a duplicate with a distinct comment,
+   and one with a syntax error.
+2. Repeatability: one kernel evaluated 10 times by independent evaluators (fresh secret, fresh
+   processes); the spread of its median time, max/min - 1.
+
+Run on the GPU machine: PYTHONPATH=src python3 benchmarks/eval_throughput.py --out DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import tempfile
+import time
+from pathlib import Path
+
+from regrapht.eval import EvalConfig, Evaluator, toolchain
+from regrapht.tasks import load_suite
+
+
+def variants(source: str) -> list[tuple[str, str]]:
+    out = [("naive", source)]
+    for size in ("128", "512"):
+        changed, count = re.subn(r"\b256\b", size, source)
+        if count == 0:
+            changed, count = re.subn(r"dim3 block\(16, 16\)", f"dim3 block({int(size) // 16}, 16)", source)
+        out.append((f"block{size}", changed if count else source + f"\n// variant {size}\n"))
+    out.append(("duplicate", source + "\n// the same kernel, compiled again\n"))
+    out.append(("syntax_error", source.replace(";", "", 1)))
+    return out
+
+
+def throughput(tasks, out: Path) -> dict:
+    items = [(task, code, "cuda") for task in tasks for _, code in variants(task.naive_source())]
+    labels = [(task.id, label) for task in tasks for label, _ in variants(task.naive_source())]
+    with tempfile.TemporaryDirectory() as cache:
+        config = EvalConfig(cache_dir=cache)
+        start = time.perf_counter()
+        with Evaluator(config) as evaluator:
+            results = evaluator.evaluate_many(items)
+        wall = time.perf_counter() - start
+    worker_s = sum(r.seconds.get("worker", 0.0) for r in results)
+    statuses: dict[str, int] = {}
+    for r in results:
+        statuses[r.status] = statuses.get(r.status, 0) + 1
+    rows = [
+        {"task": t, "variant": v, "status": r.status, "message": r.message[:160],
+         "median_ms": r.timings.get("candidate", {}).get("median_s", 0) * 1e3,
+         "speedup_vs_naive": r.speedups.get("naive", {}).get("value"),
+         "seconds": r.seconds}
+        for (t, v), r in zip(labels, results)
+    ]
+    (out / "throughput_rows.json").write_text(json.dumps(rows, indent=1))
+    return {
+        "candidates": len(items), "tasks": len(tasks), "wall_s": wall, "worker_s": worker_s,
+        "evals_per_minute_wall": 60 * len(items) / wall, "statuses": statuses,
+    }
+
+
+def repeatability(task, source: str, runs: int) -> dict:
+    medians, speedups = [], []
+    for _ in range(runs):
+        with Evaluator(EvalConfig()) as evaluator:
+            result = evaluator.evaluate(task, source, "cuda")
+        assert result.status == "correct", result.message
+        medians.append(result.timings["candidate"]["median_s"])
+        speedups.append(result.speedups["naive"]["value"])
+    return {
+        "task": task.id, "runs": runs, "medians_ms": [m * 1e3 for m in medians],
+        "spread": max(medians) / min(medians) - 1, "speedup_vs_naive": speedups,
+        "speedup_spread": max(speedups) / min(speedups) - 1,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("."))
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    tasks = [t for t in load_suite() if t.naive_path is not None]
+    gpu = toolchain.gpus()[0].name if toolchain.gpus() else "no GPU"
+    report = {"gpu": gpu, "date": time.strftime("%Y-%m-%d"), "throughput": throughput(tasks, args.out)}
+    print(json.dumps(report["throughput"], indent=1), flush=True)
+    saxpy = next(t for t in tasks if t.id == "saxpy")
+    report["repeatability"] = repeatability(saxpy, (saxpy.root / "candidates" / "correct.cu").read_text(), args.runs)
+    print(json.dumps(report["repeatability"], indent=1))
+    (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
+    t, r = report["throughput"], report["repeatability"]
+    print(f"\n{gpu}: {t['candidates']} candidates over {t['tasks']} tasks in {t['wall_s']:.1f} s wall "
+          f"= {t['evals_per_minute_wall']:.1f} evaluations/min (cold cache, isolation on)")
+    print(f"repeatability of {r['task']} median over {r['runs']} evaluations: spread {r['spread'] * 100:.2f}%")
+
+
+if __name__ == "__main__":
+    main()
