@@ -24,12 +24,16 @@ from regrapht.tasks import load_suite
 
 
 def variants(source: str) -> list[tuple[str, str]]:
+    """naive.cu and four edits of it: two launch configurations (only where the 1D launch idiom
+    `(n + 255) / 256, 256` makes that a safe edit), a recompiled duplicate, and a syntax error."""
     out = [("naive", source)]
-    for size in ("128", "512"):
-        changed, count = re.subn(r"\b256\b", size, source)
-        if count == 0:
-            changed, count = re.subn(r"dim3 block\(16, 16\)", f"dim3 block({int(size) // 16}, 16)", source)
-        out.append((f"block{size}", changed if count else source + f"\n// variant {size}\n"))
+    for size in (128, 512):
+        changed = re.sub(r"\+\s*255\s*\)\s*/\s*256", f"+ {size - 1}) / {size}", source)
+        changed = re.sub(r",\s*256\s*>>>", f", {size}>>>", changed)
+        same_shape = changed.count(f"{size - 1}) / {size}") == changed.count(f", {size}>>>") > 0
+        out.append(
+            (f"block{size}", changed if same_shape else source + f"\n// unchanged launch, variant {size}\n")
+        )
     out.append(("duplicate", source + "\n// the same kernel, compiled again\n"))
     out.append(("syntax_error", source.replace(";", "", 1)))
     return out
@@ -49,16 +53,25 @@ def throughput(tasks, out: Path) -> dict:
     for r in results:
         statuses[r.status] = statuses.get(r.status, 0) + 1
     rows = [
-        {"task": t, "variant": v, "status": r.status, "message": r.message[:160],
-         "median_ms": r.timings.get("candidate", {}).get("median_s", 0) * 1e3,
-         "speedup_vs_naive": r.speedups.get("naive", {}).get("value"),
-         "seconds": r.seconds}
+        {
+            "task": t,
+            "variant": v,
+            "status": r.status,
+            "message": r.message[:160],
+            "median_ms": r.timings.get("candidate", {}).get("median_s", 0) * 1e3,
+            "speedup_vs_naive": r.speedups.get("naive", {}).get("value"),
+            "seconds": r.seconds,
+        }
         for (t, v), r in zip(labels, results)
     ]
     (out / "throughput_rows.json").write_text(json.dumps(rows, indent=1))
     return {
-        "candidates": len(items), "tasks": len(tasks), "wall_s": wall, "worker_s": worker_s,
-        "evals_per_minute_wall": 60 * len(items) / wall, "statuses": statuses,
+        "candidates": len(items),
+        "tasks": len(tasks),
+        "wall_s": wall,
+        "worker_s": worker_s,
+        "evals_per_minute_wall": 60 * len(items) / wall,
+        "statuses": statuses,
     }
 
 
@@ -71,8 +84,11 @@ def repeatability(task, source: str, runs: int) -> dict:
         medians.append(result.timings["candidate"]["median_s"])
         speedups.append(result.speedups["naive"]["value"])
     return {
-        "task": task.id, "runs": runs, "medians_ms": [m * 1e3 for m in medians],
-        "spread": max(medians) / min(medians) - 1, "speedup_vs_naive": speedups,
+        "task": task.id,
+        "runs": runs,
+        "medians_ms": [m * 1e3 for m in medians],
+        "spread": max(medians) / min(medians) - 1,
+        "speedup_vs_naive": speedups,
         "speedup_spread": max(speedups) / min(speedups) - 1,
     }
 
@@ -88,13 +104,19 @@ def main() -> None:
     report = {"gpu": gpu, "date": time.strftime("%Y-%m-%d"), "throughput": throughput(tasks, args.out)}
     print(json.dumps(report["throughput"], indent=1), flush=True)
     saxpy = next(t for t in tasks if t.id == "saxpy")
-    report["repeatability"] = repeatability(saxpy, (saxpy.root / "candidates" / "correct.cu").read_text(), args.runs)
+    report["repeatability"] = repeatability(
+        saxpy, (saxpy.root / "candidates" / "correct.cu").read_text(), args.runs
+    )
     print(json.dumps(report["repeatability"], indent=1))
     (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
     t, r = report["throughput"], report["repeatability"]
-    print(f"\n{gpu}: {t['candidates']} candidates over {t['tasks']} tasks in {t['wall_s']:.1f} s wall "
-          f"= {t['evals_per_minute_wall']:.1f} evaluations/min (cold cache, isolation on)")
-    print(f"repeatability of {r['task']} median over {r['runs']} evaluations: spread {r['spread'] * 100:.2f}%")
+    print(
+        f"\n{gpu}: {t['candidates']} candidates over {t['tasks']} tasks in {t['wall_s']:.1f} s wall "
+        f"= {t['evals_per_minute_wall']:.1f} evaluations/min (cold cache, isolation on)"
+    )
+    print(
+        f"repeatability of {r['task']} median over {r['runs']} evaluations: spread {r['spread'] * 100:.2f}%"
+    )
 
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@ import shutil
 import pytest
 
 from regrapht.eval import Compiler
+from regrapht.eval.record import hierarchical_reward
 from regrapht.eval.screen import screen, strip_comments_and_strings
 from regrapht.eval.stats import speedup, summarize
-from regrapht.eval.record import hierarchical_reward
 from regrapht.tasks import builtin_tasks_root, load_task
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
@@ -49,7 +49,7 @@ def test_nvcc_errors_are_trimmed_and_cached(tmp_path):
 @needs_nvcc
 def test_cuda_signature_mismatch_is_explained(tmp_path):
     task = load_task(EXAMPLES / "saxpy")
-    bad = "__global__ void k(){}\nextern \"C\" void saxpy(int n, double a, const float* x, float* y, int extra) {}\n"
+    bad = '__global__ void k(){}\nextern "C" void saxpy(int n, double a, const float* x, float* y, int extra) {}\n'
     result = _compile(Compiler(tmp_path), task, bad)
     assert not result.ok and "signature does not match" in result.diagnostics
 
@@ -57,7 +57,9 @@ def test_cuda_signature_mismatch_is_explained(tmp_path):
 def test_gxx_cache_hits_and_parallel_pool(tmp_path):
     task = load_task(EXAMPLES / "saxpy")
     compiler = Compiler(tmp_path, jobs=2)
-    sources = [(task.root / "candidates" / "correct_omp.cpp").read_text() + f"\n// variant {i}\n" for i in range(3)]
+    sources = [
+        (task.root / "candidates" / "correct_omp.cpp").read_text() + f"\n// variant {i}\n" for i in range(3)
+    ]
     params = task.signature[task.signature.index("(") + 1 : -1]
     names = [a.name for a in task.args]
     futures = [compiler.submit(s, "cpu", task.function, params, names) for s in sources]
@@ -85,7 +87,7 @@ def test_screen_ignores_comments_and_strings():
         ("std::thread worker([]{});", "host_threads", "block"),
         ("void* h = dlopen(0, 0);", "dynamic_loading", "block"),
         ("cudaDeviceReset();", "device_reset", "block"),
-        ("FILE* f = fopen(p, \"w\");", "file_descriptors", "block"),
+        ('FILE* f = fopen(p, "w");', "file_descriptors", "block"),
         ("signal(SIGSEGV, handler);", "signal_handling", "block"),
     ],
 )

@@ -114,15 +114,29 @@ def test_undefined_symbols_fail_at_link_time(evaluator, vec_scale):
 
 
 def test_batch_verdicts_equal_one_at_a_time(build_cache, vec_scale):
-    names = ["correct.cpp", "wrong.cpp", "partial.cpp", "syntax_error.cpp", "reads_timer.cpp", "mutates_input.cpp"]
+    names = [
+        "correct.cpp",
+        "wrong.cpp",
+        "partial.cpp",
+        "syntax_error.cpp",
+        "reads_timer.cpp",
+        "mutates_input.cpp",
+    ]
     sources = [candidate(n) for n in names]
     with Evaluator(quick_config(build_cache, timing=False)) as single:
         one_by_one = [single.evaluate(vec_scale, s, "cpu").verdict_signature() for s in sources]
     with Evaluator(quick_config(build_cache, timing=False)) as batch:
-        together = [e.verdict_signature() for e in batch.evaluate_many([(vec_scale, s, "cpu") for s in sources])]
+        together = [
+            e.verdict_signature() for e in batch.evaluate_many([(vec_scale, s, "cpu") for s in sources])
+        ]
     assert together == one_by_one
     assert [v["status"] for v in together] == [
-        "correct", "wrong_answer", "wrong_answer", "compile_error", "integrity_violation", "integrity_violation",
+        "correct",
+        "wrong_answer",
+        "wrong_answer",
+        "compile_error",
+        "integrity_violation",
+        "integrity_violation",
     ]
 
 

@@ -106,5 +106,7 @@ def test_batch_equals_single_on_gpu(build_cache, vec_scale):
     with Evaluator(quick_config(build_cache, timing=False)) as single:
         one = [single.evaluate(vec_scale, cu(n), "cuda").verdict_signature() for n in names]
     with Evaluator(quick_config(build_cache, timing=False)) as batch:
-        many = [e.verdict_signature() for e in batch.evaluate_many([(vec_scale, cu(n), "cuda") for n in names])]
+        many = [
+            e.verdict_signature() for e in batch.evaluate_many([(vec_scale, cu(n), "cuda") for n in names])
+        ]
     assert many == one

@@ -3,8 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from regrapht.tasks import expr, generators, make_inputs, derive_seed
-from regrapht.tasks import builtin_tasks_root, load_task
+from regrapht.tasks import builtin_tasks_root, derive_seed, expr, generators, load_task, make_inputs
 
 
 def rng(seed: int = 0) -> np.random.Generator:
@@ -40,14 +39,17 @@ def test_single_generators_fill_the_length_and_dtype(kind, params, dtype):
 def test_generator_semantics():
     perm = generators.generate_array("permutation", {}, 50, np.dtype(np.int32), rng(), {})
     assert sorted(perm.tolist()) == list(range(50))
-    srt = generators.generate_array("sorted", {"low": 0, "high": 100, "unique": True}, 50, np.dtype(np.int32), rng(), {})
+    srt = generators.generate_array(
+        "sorted", {"low": 0, "high": 100, "unique": True}, 50, np.dtype(np.int32), rng(), {}
+    )
     assert (np.diff(srt) > 0).all()
     ints = generators.generate_array("integers", {"low": 3, "high": 7}, 500, np.dtype(np.int32), rng(), {})
     assert ints.min() >= 3 and ints.max() <= 6
     text = generators.generate_array("text", {"alphabet": "ab"}, 100, np.dtype(np.uint8), rng(), {})
     assert set(text.tolist()) == {ord("a"), ord("b")}
-    grid = generators.generate_array("grid", {"shape": ["n", "n"], "field": "smooth"}, 64, np.dtype(np.float32),
-                                     rng(), {"n": 8})
+    grid = generators.generate_array(
+        "grid", {"shape": ["n", "n"], "field": "smooth"}, 64, np.dtype(np.float32), rng(), {"n": 8}
+    )
     assert grid.shape == (64,) and grid.std() > 0.1
     with pytest.raises(generators.GeneratorError, match="must multiply"):
         generators.generate_array("grid", {"shape": [3, 3]}, 10, np.dtype(np.float32), rng(), {})
@@ -58,7 +60,10 @@ def test_generator_semantics():
 @pytest.mark.parametrize("skew", ["uniform", "powerlaw"])
 def test_csr_matrix_is_valid(skew):
     out = generators.generate_joint(
-        "csr_matrix", {"rows": "r", "cols": "c", "nnz": "z", "distribution": skew}, rng(), {"r": 300, "c": 40, "z": 5000}
+        "csr_matrix",
+        {"rows": "r", "cols": "c", "nnz": "z", "distribution": skew},
+        rng(),
+        {"r": 300, "c": 40, "z": 5000},
     )
     row_ptr, col_idx = out["row_ptr"], out["col_idx"]
     assert row_ptr[0] == 0 and row_ptr[-1] == 5000 and len(row_ptr) == 301

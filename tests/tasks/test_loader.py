@@ -34,31 +34,63 @@ def _task_copy(tmp_path: Path, edit) -> Path:
 
 BROKEN = [
     (lambda t: t.replace('id = "saxpy"', ""), "missing required field 'id'"),
-    (lambda t: t.replace('difficulty = "easy"', 'difficulty = "trivial"'), "difficulty: 'trivial' is not one of"),
+    (
+        lambda t: t.replace('difficulty = "easy"', 'difficulty = "trivial"'),
+        "difficulty: 'trivial' is not one of",
+    ),
     (lambda t: t.replace('split = "example"', 'split = "dev"'), "split: 'dev' is not one of"),
-    (lambda t: t.replace('dtype = "float32"\nlength = "n"\ngenerator = { kind = "normal"',
-                         'dtype = "float16"\nlength = "n"\ngenerator = { kind = "normal"'), "unknown dtype 'float16'"),
-    (lambda t: t.replace('length = "n"\ngenerator = { kind = "normal"', 'length = "n +"\ngenerator = { kind = "normal"'),
-     "args.x.length: cannot parse expression"),
-    (lambda t: t.replace('length = "n"\ngenerator = { kind = "normal"', 'length = "m"\ngenerator = { kind = "normal"'),
-     "uses unknown size(s) m"),
+    (
+        lambda t: t.replace(
+            'dtype = "float32"\nlength = "n"\ngenerator = { kind = "normal"',
+            'dtype = "float16"\nlength = "n"\ngenerator = { kind = "normal"',
+        ),
+        "unknown dtype 'float16'",
+    ),
+    (
+        lambda t: t.replace(
+            'length = "n"\ngenerator = { kind = "normal"', 'length = "n +"\ngenerator = { kind = "normal"'
+        ),
+        "args.x.length: cannot parse expression",
+    ),
+    (
+        lambda t: t.replace(
+            'length = "n"\ngenerator = { kind = "normal"', 'length = "m"\ngenerator = { kind = "normal"'
+        ),
+        "uses unknown size(s) m",
+    ),
     (lambda t: t.replace('kind = "normal"', 'kind = "gaussian"'), "unknown generator 'gaussian'"),
     (lambda t: t.replace("float a, const float* x", "double a, const float* x"), "has C type 'double'"),
-    (lambda t: t.replace("const float* x, float* y)", "const float* x, const float* y)"), "is const but the task writes it"),
+    (
+        lambda t: t.replace("const float* x, float* y)", "const float* x, const float* y)"),
+        "is const but the task writes it",
+    ),
     (lambda t: t.replace("int n, float a,", "float a, int n,"), "must match args in order"),
     (lambda t: t.replace("void saxpy(", "void saxpy2("), "names function 'saxpy2'"),
-    (lambda t: t.replace("bench = { n = 67108864 }", "bench = { m = 5 }"), "sizes.test[0]: names ['n'] differ"),
-    (lambda t: t.replace("tolerance = { rtol = 1e-5, atol = 1e-6 }", "tolerance = { rtol = -1.0 }"),
-     "rtol and atol must be non-negative"),
+    (
+        lambda t: t.replace("bench = { n = 67108864 }", "bench = { m = 5 }"),
+        "sizes.test[0]: names ['n'] differ",
+    ),
+    (
+        lambda t: t.replace("tolerance = { rtol = 1e-5, atol = 1e-6 }", "tolerance = { rtol = -1.0 }"),
+        "rtol and atol must be non-negative",
+    ),
     (lambda t: t.replace("test = [{ n = 1 },", "test = [{ n = -1 },"), "expected a non-negative integer"),
-    (lambda t: t.replace("test = [{ n = 1 }, { n = 7 }, { n = 1000 }, { n = 4099 }, { n = 65537 }]", "test = [{ n = 1 }]"),
-     "give at least two test sizes"),
+    (
+        lambda t: t.replace(
+            "test = [{ n = 1 }, { n = 7 }, { n = 1000 }, { n = 4099 }, { n = 65537 }]", "test = [{ n = 1 }]"
+        ),
+        "give at least two test sizes",
+    ),
     (lambda t: "flavour = 3\n" + t, "unknown field(s) flavour"),
     (lambda t: t + "\nbandwidth = 3\n", "roofline: unknown field(s) bandwidth"),
     (lambda t: t.replace('role = "inout"', 'role = "input"'), "only outputs and inouts are compared"),
-    (lambda t: t.replace('role = "inout"', 'role = "input"').replace("tolerance = { rtol = 1e-5, atol = 1e-6 }", ""),
-     "no output"),
-        (lambda t: t.replace("title =", "title = 5 #"), "title: expected str"),
+    (
+        lambda t: t.replace('role = "inout"', 'role = "input"').replace(
+            "tolerance = { rtol = 1e-5, atol = 1e-6 }", ""
+        ),
+        "no output",
+    ),
+    (lambda t: t.replace("title =", "title = 5 #"), "title: expected str"),
     (lambda t: t.replace('id = "saxpy"', 'id = "sax py!"'), "may only use letters"),
     (lambda t: "this is = = not toml", "invalid TOML"),
 ]
@@ -86,12 +118,16 @@ def test_missing_files_are_reported(tmp_path):
 
 
 def test_custom_generator_and_checker_must_exist(tmp_path):
-    folder = _task_copy(tmp_path, lambda t: t.replace('kind = "normal", mean = 0.0, std = 1.0', 'kind = "custom"'))
+    folder = _task_copy(
+        tmp_path, lambda t: t.replace('kind = "normal", mean = 0.0, std = 1.0', 'kind = "custom"')
+    )
     with pytest.raises(TaskError, match="gen.py: missing"):
         load_task(folder)
     folder2 = tmp_path / "t2"
     shutil.copytree(SAXPY, folder2)
     toml = folder2 / "task.toml"
-    toml.write_text(toml.read_text().replace("tolerance = { rtol = 1e-5, atol = 1e-6 }", 'tolerance = "custom"'))
+    toml.write_text(
+        toml.read_text().replace("tolerance = { rtol = 1e-5, atol = 1e-6 }", 'tolerance = "custom"')
+    )
     with pytest.raises(TaskError, match="check.py: missing"):
         load_task(folder2)

@@ -185,6 +185,7 @@ class Evaluator:
         ev.seconds["reference"] = time.perf_counter() - t0
         run = self._run_candidate(task, p.target, libs, tests)
         ev.seconds["worker"] = run.outcome.seconds
+        ev.seconds.update(_phases(run.outcome))
         ev.output_head = run.outcome.output_head[:2000]
         try:
             self._judge(ev, task, p.target, run)
@@ -251,6 +252,7 @@ class Evaluator:
                 tc.serial_budget_s,
                 tc.serial_max_rounds,
                 min_rounds=3,
+                warmup_rounds=1,  # the serial code has no caches or JIT to warm beyond one call
             )
             samples = self._run_reference(task, sets, timing=spec)
             self._benches[key] = BenchReference(root, sets, samples, time.perf_counter() - start)
@@ -344,6 +346,7 @@ class Evaluator:
         budget_s: float,
         max_rounds: int,
         min_rounds: int | None = None,
+        warmup_rounds: int | None = None,
     ) -> dict[str, Any]:
         tc = self.config.timing_config
         return {
@@ -352,7 +355,7 @@ class Evaluator:
             "nbytes": nbytes,
             "libs": libs,
             "check_libs": check_libs,
-            "warmup_rounds": tc.warmup_rounds,
+            "warmup_rounds": tc.warmup_rounds if warmup_rounds is None else warmup_rounds,
             "min_rounds": tc.min_rounds if min_rounds is None else min_rounds,
             "max_rounds": max_rounds,
             "budget_s": budget_s,
@@ -679,6 +682,26 @@ class Evaluator:
 
 
 _EXACT = Tolerance("exact")
+
+
+def _phases(outcome: WorkerOutcome) -> dict[str, float]:
+    """Where the worker's time went, from the timestamps on its messages."""
+    stamps = {m["event"]: m["t"] for m in outcome.messages if "t" in m}
+    last_case = max((m["t"] for m in outcome.all("case_done")), default=None)
+    phases = {}
+    if "hello" in stamps:
+        phases["startup"] = stamps["hello"]
+        hello = outcome.last("hello") or {}
+        if "context_s" in hello:
+            phases["cuda_context"] = hello["context_s"]
+    if "loaded" in stamps and last_case is not None:
+        phases["correctness"] = last_case - stamps["loaded"]
+    if "ready_for_timing" in stamps and "timing_ready" in stamps:
+        phases["bench_setup"] = stamps["timing_ready"] - stamps["ready_for_timing"]
+    timing = outcome.last("timing")
+    if timing:
+        phases["timing"] = timing["seconds"]
+    return {k: round(v, 4) for k, v in phases.items()}
 
 
 def _late_writes(

@@ -86,6 +86,10 @@ def run_worker(
     )
     os.close(write_fd)
     last_activity = [time.monotonic()]
+    # While the parent works on a message (say, preparing bench data), the worker waits on it:
+    # that time counts toward neither timeout.
+    parent_busy = [False]
+    paused_s = [0.0]
 
     def read_channel() -> None:
         buffer = b""
@@ -108,8 +112,14 @@ def run_worker(
                     outcome.messages.append(message)
                     if on_message is None or outcome.stopped_early:
                         continue
-                    reply = on_message(message)
-                    last_activity[0] = time.monotonic()  # time spent here is the parent's, not the worker's
+                    parent_busy[0] = True
+                    began = time.monotonic()
+                    try:
+                        reply = on_message(message)
+                    finally:
+                        paused_s[0] += time.monotonic() - began
+                        last_activity[0] = time.monotonic()
+                        parent_busy[0] = False
                     if reply == "stop":
                         outcome.stopped_early = True
                     elif isinstance(reply, dict):
@@ -144,7 +154,10 @@ def run_worker(
             if rss > memory_limit_bytes:
                 outcome.memory_exceeded = True
                 break
-            if now - start > total_timeout_s:
+            if parent_busy[0]:
+                time.sleep(0.02)
+                continue
+            if now - start - paused_s[0] > total_timeout_s:
                 outcome.timed_out, outcome.timeout_reason = (
                     True,
                     f"ran longer than {total_timeout_s:.0f} s in all",

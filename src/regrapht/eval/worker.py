@@ -40,9 +40,11 @@ class Channel:
     def __init__(self, fd: int):
         self.fd = fd
         self.count = 0
+        self.started = time.perf_counter()
 
     def send(self, **message: Any) -> None:
         self.count += 1
+        message["t"] = round(time.perf_counter() - self.started, 6)  # seconds since the worker began
         data = (json.dumps(message) + "\n").encode()
         while data:
             data = data[os.write(self.fd, data) :]
@@ -283,7 +285,8 @@ class Worker:
             staged = {}
             for a in readable:
                 handle = self.buffer(a["name"], nbytes[a["name"]], tag=f".set{s}")
-                self.mem.upload(handle, self.guard, np.load(bench_dir / f"set{s}" / f"{a['name']}.npy"))
+                data = np.load(bench_dir / f"set{s}" / f"{a['name']}.npy", mmap_mode="r")
+                self.mem.upload(handle, self.guard, data)
                 staged[a["name"]] = handle
             sets.append(staged)
         handles = {a["name"]: self.buffer(a["name"], nbytes[a["name"]]) for a in arrays}
@@ -292,6 +295,7 @@ class Worker:
         start_ev = end_ev = 0
         if self.rt is not None:
             start_ev, end_ev = self.rt.event(), self.rt.event()
+        self.channel.send(event="timing_ready")
         libs = list(spec["libs"])
         samples: dict[str, dict[str, list[float]]] = {lib: {"host": [], "event": []} for lib in libs}
         check_rounds = {int(spec["warmup_rounds"])}

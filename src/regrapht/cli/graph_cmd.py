@@ -1,0 +1,443 @@
+"""`regrapht graph stats|show|build|validate|merge` and `regrapht advise`: the Reasoning Graph."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.syntax import Syntax
+from rich.table import Table
+
+from regrapht.graph.model import ReGraph
+from regrapht.graph.store import GraphFormatError, default_graph_path, load_graph, save_graph
+from regrapht.graph.trajectory import TrajectoryFormatError, read_trajectories
+
+graph_app = typer.Typer(
+    name="graph",
+    help="Build, inspect, check and merge Reasoning Graphs (ReGraph files).",
+    no_args_is_help=True,
+)
+
+GRAPH_HELP = "A graph file. Default: the shipped graph for the target (regrapht/data/graphs/TARGET.json)."
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(graph_app, name="graph")
+    app.command("advise")(advise_command)
+
+
+def _out() -> Console:
+    return Console(highlight=False, soft_wrap=False, width=120)
+
+
+def _err() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def _check_target(target: str) -> str:
+    if target not in ("cuda", "cpu"):
+        _err().print(f"[red]error:[/] --target must be cuda or cpu, not {target!r}")
+        raise typer.Exit(2)
+    return target
+
+
+def _open_graph(path: Path | None, target: str) -> ReGraph:
+    p = path or default_graph_path(target)
+    if not p.is_file():
+        if path is None:
+            _err().print(
+                f"[red]error:[/] no graph given and no shipped {target} graph at {p}: regrapht does not ship "
+                "graphs yet. Build one with `regrapht graph build TRAJECTORIES.jsonl --out G.json` and pass "
+                "`--graph G.json`."
+            )
+        else:
+            _err().print(f"[red]error:[/] no graph file at {p}")
+        raise typer.Exit(2)
+    try:
+        return load_graph(p)
+    except GraphFormatError as exc:
+        _err().print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+
+
+def _fmt(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.2f}x"
+
+
+# ------------------------------------------------------------------------------------------ stats
+
+
+@graph_app.command("stats")
+def stats_command(
+    graph: Path = typer.Option(None, "--graph", "-g", help=GRAPH_HELP, dir_okay=False),
+    target: str = typer.Option("cuda", "--target", "-t", help="cuda or cpu: which shipped graph by default."),
+    as_json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
+    top: int = typer.Option(10, min=1, help="How many transitions to list by count and by gain."),
+) -> None:
+    """Size and quality of a graph: nodes, edges, examples, verified share, tasks, top transitions."""
+    from regrapht.graph.stats import graph_stats
+
+    g = _open_graph(graph, _check_target(target))
+    st = graph_stats(g, top=top)
+    if as_json:
+        typer.echo(json.dumps(st, indent=2))
+        return
+    con = _out()
+    con.print(
+        f"[bold]ReGraph[/] target={st['target']}  nodes={st['nodes']} ({st['method_nodes']} methods, "
+        f"{len(st['new_methods'])} new)  edges={st['edges']} (self-loops {st['self_loops']})"
+    )
+    con.print(
+        f"examples={st['examples']}  verified={st['verified']} ({st['verified_share']:.0%})  "
+        f"failures={st['failures']}  unverified={st['unverified']}  tasks={st['distinct_tasks']}  "
+        f"trajectories: {st['trajectories']['merged']} merged, {st['trajectories']['cut']} cut, "
+        f"{st['trajectories']['dropped']} dropped"
+    )
+    if st["gpus"]:
+        con.print("measured on: " + ", ".join(st["gpus"]))
+    for key, title in (
+        ("top_by_count", "Top transitions by count"),
+        ("top_by_gain", "Top transitions by gain"),
+    ):
+        t = Table(title=title, title_justify="left")
+        for col in ("from", "to", "taken", "verified", "failures", "geomean", "measured"):
+            t.add_column(col, justify="right" if col not in ("from", "to") else "left")
+        for r in st[key]:
+            t.add_row(
+                r["source"],
+                r["target"],
+                str(r["taken"]),
+                str(r["verified"]),
+                str(r["failures"]),
+                _fmt(r["geomean"]),
+                str(r["measured"]),
+            )
+        con.print(t)
+
+
+# ------------------------------------------------------------------------------------------- show
+
+
+@graph_app.command("show")
+def show_command(
+    html: Path = typer.Option(..., "--html", help="Write a self-contained HTML page of the graph here."),
+    graph: Path = typer.Option(None, "--graph", "-g", help=GRAPH_HELP, dir_okay=False),
+    target: str = typer.Option("cuda", "--target", "-t", help="cuda or cpu: which shipped graph by default."),
+    title: str = typer.Option(None, help="Page title."),
+) -> None:
+    """Draw the graph as one HTML page (no network needed): click an edge to read its examples."""
+    from regrapht.graph.html import write_html
+
+    g = _open_graph(graph, _check_target(target))
+    out = write_html(g, html, title)
+    _err().print(f"wrote {out} ({len(g.nodes)} nodes, {len(g.edges)} edges)")
+
+
+# --------------------------------------------------------------------------------------- validate
+
+
+@graph_app.command("validate")
+def validate_command(
+    path: Path = typer.Argument(..., help="The graph file to check.", dir_okay=False),
+    as_json: bool = typer.Option(False, "--json", help="Print the issues as JSON."),
+) -> None:
+    """Check a graph file: format, references, derived statistics, and nodes against the taxonomy.
+    Exit status 0 when valid (warnings allowed), 1 with errors."""
+    from regrapht.graph.store import graph_from_dict
+    from regrapht.graph.taxonomy import default_taxonomy
+    from regrapht.graph.validate import Issue, validate_graph, validate_graph_dict
+
+    if not path.is_file():
+        _err().print(f"[red]error:[/] no graph file at {path}")
+        raise typer.Exit(2)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        issues = validate_graph_dict(data)
+    except json.JSONDecodeError as exc:
+        issues = [Issue("error", f"line {exc.lineno} column {exc.colno}", f"not valid JSON: {exc.msg}")]
+    if not any(i.level == "error" for i in issues):
+        g = graph_from_dict(data, str(path))
+        issues = validate_graph(g, default_taxonomy())
+    errors = [i for i in issues if i.level == "error"]
+    if as_json:
+        typer.echo(json.dumps({"valid": not errors, "issues": [i.__dict__ for i in issues]}, indent=2))
+    else:
+        con = _out()
+        for i in issues:
+            style = "red" if i.level == "error" else "yellow"
+            con.print(f"[{style}]{i.level}[/]: {i.path}: {i.message}")
+        con.print(f"{path}: " + ("[green]valid[/]" if not errors else f"[red]{len(errors)} error(s)[/]"))
+    raise typer.Exit(1 if errors else 0)
+
+
+# ------------------------------------------------------------------------------------------ merge
+
+
+@graph_app.command("merge")
+def merge_command(
+    graphs: list[Path] = typer.Argument(..., help="Two or more graph files, merged in this order."),
+    out: Path = typer.Option(..., "--out", "-o", help="Where to write the merged graph."),
+) -> None:
+    """Merge graphs (as if their trajectories were replayed in order through Algorithm 1)."""
+    from regrapht.graph.merge import merge_graphs
+    from regrapht.graph.model import GraphError
+
+    if len(graphs) < 2:
+        _err().print("[red]error:[/] give at least two graphs to merge")
+        raise typer.Exit(2)
+    loaded = [_open_graph(p, "cuda") for p in graphs]
+    merged = loaded[0]
+    try:
+        for g in loaded[1:]:
+            merged = merge_graphs(merged, g)
+    except GraphError as exc:
+        _err().print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    save_graph(merged, out)
+    _err().print(f"wrote {out}: {merged!r}")
+
+
+# ------------------------------------------------------------------------------------------ build
+
+
+@graph_app.command("build")
+def build_command(
+    trajectories: list[Path] = typer.Argument(None, help="Authored trajectory files (JSONL, one per line)."),
+    out: Path = typer.Option(..., "--out", "-o", help="The graph file to build; an existing one is resumed."),
+    target: str = typer.Option("cuda", "--target", "-t", help="cuda or cpu: the graph's target."),
+    verify: bool = typer.Option(
+        True, "--verify/--no-verify", help="Verify every step with the evaluator (--no-verify: drafts only)."
+    ),
+    relabel_model: str = typer.Option(
+        None,
+        "--relabel-model",
+        help="Relabel with this model spec (as the paper). Default: offline relabeling.",
+    ),
+    embed: bool = typer.Option(
+        True, "--embed/--no-embed", help="Offline relabeling may use MiniLM similarity."
+    ),
+    teacher: str = typer.Option(None, "--teacher", help="Also generate trajectories with this model spec."),
+    task_refs: list[str] = typer.Option(
+        None, "--task", help="Task ids (or folders) for the teacher; repeatable."
+    ),
+    samples: int = typer.Option(1, min=1, help="Teacher trajectories per task."),
+    max_steps: int = typer.Option(6, min=1, help="Most steps the teacher may take."),
+    save_trajectories: Path = typer.Option(
+        None, "--save-trajectories", help="Append the teacher's trajectories here (JSONL) for review."
+    ),
+    tasks_root: Path = typer.Option(None, help="Folder of task folders. Default: the shipped tasks."),
+    seeds: int = typer.Option(3, min=1, help="Random input sets per test size when verifying."),
+    budget: float = typer.Option(2.0, min=0.05, help="Seconds of timing per evaluation when verifying."),
+) -> None:
+    """Build (or resume) a graph from trajectories: relabel, verify each step, merge (Algorithm 1).
+
+    Trajectories come from authored JSONL files and/or a teacher model (--teacher SPEC --task ID).
+
+    The graph is saved after every trajectory; run the same command again to resume. Trajectories
+    already on the graph (same content hash) are skipped.
+    """
+    from regrapht.graph.build import BuildEvent, build_graph
+    from regrapht.graph.relabel import ModelRelabeler, OfflineRelabeler
+    from regrapht.graph.verify import EvalVerifier, StepCheck
+
+    target = _check_target(target)
+    err = _err()
+    try:
+        items = [t for path in trajectories or [] for _, t in read_trajectories(path)]
+    except (TrajectoryFormatError, OSError) as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    if not items and not teacher:
+        err.print("[red]error:[/] give trajectory files, or --teacher MODEL with --task TASK")
+        raise typer.Exit(2)
+    if teacher and not task_refs:
+        err.print("[red]error:[/] --teacher needs at least one --task")
+        raise typer.Exit(2)
+    if out.exists():
+        graph = _open_graph(out, target)
+        if graph.target != target:
+            err.print(f"[red]error:[/] {out} is a {graph.target} graph, not {target}")
+            raise typer.Exit(2)
+        err.print(f"resuming {out}: {graph!r}")
+    else:
+        graph = ReGraph(target)
+    if teacher:
+        items += _teach(teacher, task_refs, tasks_root, graph, samples, max_steps, save_trajectories, err)
+    if relabel_model:
+        from regrapht.llm.factory import open_model
+
+        relabeler = ModelRelabeler(open_model(relabel_model))
+    else:
+        relabeler = OfflineRelabeler(embedder="auto" if embed else None)
+        if relabeler.notice:
+            err.print(f"[yellow]notice:[/] {relabeler.notice}")
+    verifier = None
+    if verify:
+        from regrapht.eval import EvalConfig, TimingConfig
+
+        verifier = EvalVerifier(
+            tasks_root, EvalConfig(seeds=seeds, timing_config=TimingConfig(budget_s=budget))
+        )
+    starter = verifier or EvalVerifier(tasks_root)
+    counts = {"merged": 0, "cut": 0, "dropped": 0, "skipped": 0}
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[status]}"),
+        console=err,
+        transient=False,
+    )
+    try:
+        with progress:
+            bar = progress.add_task("trajectories", total=len(items), status="")
+
+            def on_step(check: StepCheck) -> None:
+                progress.update(bar, status=f"{check.task} step {check.step}")
+
+            def on_trajectory(ev: BuildEvent) -> None:
+                counts[ev.outcome] += 1
+                if ev.outcome != "skipped":
+                    save_graph(graph, out)
+                progress.update(
+                    bar,
+                    advance=1,
+                    status=f"{counts['merged']} merged, {counts['cut']} cut, {counts['dropped']} dropped, "
+                    f"{counts['skipped']} skipped",
+                )
+
+            report = build_graph(
+                graph,
+                items,
+                relabeler,
+                verifier,
+                starter.starting_code,
+                on_trajectory=on_trajectory,
+                on_step=on_step,
+            )
+    finally:
+        starter.close()
+    save_graph(graph, out)
+    for reason in report.reasons:
+        err.print(f"  {reason}")
+    err.print(f"wrote {out}: {graph!r}")
+
+
+def _teach(
+    spec: str,
+    task_refs: list[str],
+    tasks_root: Path | None,
+    graph: ReGraph,
+    samples: int,
+    max_steps: int,
+    save: Path | None,
+    err: Console,
+) -> list:
+    from regrapht.graph.teacher import generate_trajectories
+    from regrapht.graph.trajectory import write_trajectories
+    from regrapht.llm.errors import ModelError
+    from regrapht.llm.factory import open_model
+    from regrapht.tasks import TaskError, find_task
+
+    try:
+        tasks = [find_task(ref, tasks_root) for ref in task_refs]
+    except (TaskError, FileNotFoundError) as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    try:
+        model = open_model(spec)
+        with err.status(f"the teacher writes {samples * len(tasks)} trajectories"):
+            generated = generate_trajectories(model, tasks, graph, samples=samples, max_steps=max_steps)
+        model.close()
+    except ModelError as exc:
+        err.print(f"[red]error:[/] the teacher failed: {exc}")
+        raise typer.Exit(2) from None
+    good = [g.trajectory for g in generated if g.trajectory is not None]
+    for g in generated:
+        if g.trajectory is None:
+            err.print(f"  [yellow]{g.task} sample {g.sample}: no usable trajectory ({g.problem})[/]")
+    if save is not None and good:
+        existing = [t for _, t in read_trajectories(save)] if save.exists() else []
+        write_trajectories(existing + good, save)
+    err.print(f"the teacher wrote {len(good)} usable trajectories of {len(generated)}")
+    return good
+
+
+# ----------------------------------------------------------------------------------------- advise
+
+
+def advise_command(
+    kernel: Path = typer.Argument(
+        ..., exists=True, dir_okay=False, help="The CUDA (or OpenMP C++) source file."
+    ),
+    graph: Path = typer.Option(None, "--graph", "-g", help=GRAPH_HELP, dir_okay=False),
+    target: str = typer.Option(None, "--target", "-t", help="cuda or cpu. Default: .cu -> cuda, else cpu."),
+    as_json: bool = typer.Option(False, "--json", help="Print the advice as JSON."),
+    top: int = typer.Option(5, min=1, help="How many next methods to rank."),
+    examples: int = typer.Option(1, min=0, help="Worked examples per suggested method."),
+) -> None:
+    """Which optimization method should come next for KERNEL, by the graph's measured statistics.
+
+    No model is used: the methods the code already uses are recognized statically, the code is
+    placed on the graph, and the methods that followed there are ranked by verified share and gain.
+    """
+    from regrapht.graph.advise import advise
+
+    tgt = _check_target(target or ("cuda" if kernel.suffix in (".cu", ".cuh") else "cpu"))
+    g = _open_graph(graph, tgt)
+    code = kernel.read_text(encoding="utf-8", errors="replace")
+    advice = advise(g, code, top=top, examples_per_method=examples)
+    if as_json:
+        typer.echo(json.dumps(advice.to_dict(), indent=2))
+        return
+    con = _out()
+    rec = advice.recognition
+    if rec.notice:
+        con.print(f"[yellow]notice:[/] {rec.notice}")
+    t = Table(title=f"Methods recognized in {kernel.name}", title_justify="left")
+    t.add_column("method")
+    t.add_column("evidence")
+    for m in rec.names:
+        ev = rec.methods[m]
+        t.add_row(m, "; ".join(f"line {e.line}: {e.why}" for e in ev[:3]))
+    if not rec.names:
+        t.add_row("(none)", "no optimization method was recognized")
+    con.print(t)
+    con.print(f"placed on the graph at: [bold]{', '.join(advice.position)}[/]")
+    if not advice.suggestions:
+        con.print("[yellow]the graph has no transition to suggest from here[/]")
+        return
+    s_tab = Table(title="Suggested next methods", title_justify="left")
+    for col in ("#", "method", "score", "taken", "verified", "geomean", "tasks", "via"):
+        s_tab.add_column(col)
+    for i, s in enumerate(advice.suggestions, start=1):
+        st = s.stats
+        s_tab.add_row(
+            str(i),
+            s.method,
+            f"{s.score:.2f}",
+            str(st.taken),
+            f"{st.verified} ({st.verified_share:.0%})",
+            _fmt(st.geomean),
+            str(st.tasks),
+            ", ".join(s.via) + (" (anywhere)" if s.from_anywhere else ""),
+        )
+    con.print(s_tab)
+    for s in advice.suggestions:
+        for r in s.examples:
+            x = r.example
+            gain = _fmt(x.speedup.value if x.speedup else None)
+            con.rule(f"{r.edge.source} -> {r.edge.target}: {x.task} step {x.step} ({x.status}, {gain})")
+            con.print(f"[bold]why:[/] {x.think.strip()}")
+            con.print(f"[bold]change:[/] {x.detail.strip()}")
+            diff = "\n".join(
+                difflib.unified_diff(
+                    x.before.splitlines(), x.after.splitlines(), "before", "after", lineterm="", n=2
+                )
+            )
+            con.print(Syntax(diff or "(no change)", "diff", theme="ansi_light", word_wrap=True))

@@ -1,0 +1,129 @@
+"""Verifying trajectory steps before they enter the graph.
+
+A verifier is any callable `(StepCheck) -> Verdict`. `EvalVerifier` is the real one: it runs the
+evaluator (`regrapht.eval.evaluate`) on the step's code for the step's task and target, with the
+previous step's code as the "previous" baseline so the speedup is that of `after` over `before`.
+`unverified` records steps without checking them (for drafts; never for shipped graphs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from regrapht.graph.model import STATUSES, Speedup
+
+
+@dataclass(frozen=True)
+class StepCheck:
+    """One step to verify. `start` is how step 0's `before` was obtained ("serial", "naive" or
+    "inline"); for later steps it is "previous"."""
+
+    task: str
+    target: str
+    step: int
+    before: str
+    after: str
+    start: str = "previous"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str  # the evaluator's status, or "unverified"
+    message: str = ""
+    speedup: Speedup | None = None  # after over before, measured
+    gpu: str | None = None
+    record: dict[str, Any] = field(default_factory=dict)  # the evaluation record, for stores and logs
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"unknown status {self.status!r}; one of {', '.join(STATUSES)}")
+
+
+Verifier = Callable[[StepCheck], Verdict]
+
+
+def unverified(check: StepCheck) -> Verdict:
+    """A verifier that checks nothing: every step is recorded as "unverified"."""
+    return Verdict("unverified", "not verified (built without a verifier)")
+
+
+class EvalVerifier:
+    """Adapts the evaluator (`regrapht.eval`) to the verifier interface. Use it as a context manager
+    (or call `close`) so the evaluator's workers stop when the build ends.
+
+    The baseline a step's speedup is measured against: for step 0 from the task's serial code, the
+    evaluator's "serial" speedup; from its naive.cu, the "naive" speedup; otherwise the "previous"
+    baseline, which is the `before` code passed to the evaluator. Identical steps (same task, target,
+    baseline and code) are evaluated once per verifier.
+    """
+
+    def __init__(self, tasks_root: str | Path | None = None, config: Any = None) -> None:
+        self.tasks_root = Path(tasks_root) if tasks_root is not None else None
+        self.config = config
+        self._tasks: dict[str, Any] = {}
+        self._evaluator: Any = None
+        self._memo: dict[tuple[str, ...], Verdict] = {}
+
+    def __enter__(self) -> EvalVerifier:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Shut the evaluator's workers down. Safe to call twice."""
+        if self._evaluator is not None:
+            self._evaluator.__exit__(None, None, None)
+            self._evaluator = None
+
+    def task(self, ref: str) -> Any:
+        """The task with this id (or folder path), loaded once."""
+        if ref not in self._tasks:
+            from regrapht.tasks import find_task
+
+            self._tasks[ref] = find_task(ref, self.tasks_root)
+        return self._tasks[ref]
+
+    def starting_code(self, task_ref: str, kind: str) -> str:
+        """The code a trajectory starting from "serial" or "naive" starts from."""
+        task = self.task(task_ref)
+        if kind == "serial":
+            return task.serial_source()
+        if kind == "naive":
+            code = task.naive_source()
+            if code is None:
+                raise FileNotFoundError(f"task {task.id!r} has no naive.cu to start from")
+            return code
+        raise ValueError(f"unknown start kind {kind!r}")
+
+    def __call__(self, check: StepCheck) -> Verdict:
+        task = self.task(check.task)
+        if check.step == 0 and check.start in ("serial", "naive"):
+            baseline, baselines = check.start, None
+        else:
+            baseline, baselines = "previous", {"previous": check.before}
+        # the same step in two trajectories (typically the first parallel port) is evaluated once
+        key = (check.task, check.target, baseline, check.before if baselines else "", check.after)
+        if key in self._memo:
+            return self._memo[key]
+        if self._evaluator is None:  # one evaluator for the whole build: its caches and workers are reused
+            from regrapht.eval import Evaluator
+
+            self._evaluator = Evaluator(self.config).__enter__()
+        ev = self._evaluator.evaluate(task, check.after, check.target, baselines)
+        speedup = None
+        if ev.status == "correct":
+            sp = (ev.speedups or {}).get(baseline)
+            if sp and sp.get("value") is not None and sp["value"] > 0:
+                speedup = Speedup(float(sp["value"]), _f(sp.get("ci_low")), _f(sp.get("ci_high")))
+        gpu = (ev.fingerprint or {}).get("gpu")
+        verdict = Verdict(ev.status, ev.message or "", speedup, gpu, ev.to_dict())
+        self._memo[key] = verdict
+        return verdict
+
+
+def _f(v: Any) -> float | None:
+    return None if v is None else float(v)

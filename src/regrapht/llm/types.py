@@ -1,0 +1,194 @@
+"""The model protocol: chat messages in, `n` samples out, with usage and latency.
+
+Every backend (HTTP server, in-process transformers or vLLM, replay) implements `ChatModel`. The
+protocol is batched because in-process engines are only fast when they see many prompts at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
+
+Role = Literal["system", "user", "assistant"]
+
+
+class Message(TypedDict):
+    """One chat message, in the shape every OpenAI-compatible server accepts."""
+
+    role: Role
+    content: str
+
+
+def make_message(role: Role, content: str) -> Message:
+    return {"role": role, "content": content}
+
+
+def validate_messages(messages: Sequence[Mapping[str, Any]]) -> list[Message]:
+    """Check that `messages` is a non-empty list of {role, content} with known roles and text content."""
+    if not messages:
+        raise ValueError("a chat request needs at least one message")
+    checked: list[Message] = []
+    for i, m in enumerate(messages):
+        role = m.get("role")
+        content = m.get("content")
+        if role not in ("system", "user", "assistant"):
+            raise ValueError(f"message {i}: role must be system, user or assistant, not {role!r}")
+        if not isinstance(content, str):
+            raise ValueError(f"message {i}: content must be a string, not {type(content).__name__}")
+        checked.append({"role": role, "content": content})
+    return checked
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """How to sample. `seed` makes sampling reproducible on backends that support it."""
+
+    temperature: float = 0.7
+    top_p: float = 1.0
+    max_tokens: int = 1024
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
+        # Accept a list for convenience but store a tuple so the params stay hashable.
+        if not isinstance(self.stop, tuple):
+            object.__setattr__(self, "stop", tuple(self.stop))
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["stop"] = list(self.stop)
+        return d
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One prompt and how many samples to draw from it.
+
+    `template` names the prompt template and version that produced the messages (e.g.
+    "optimize_step@1"); it is part of the cache key so a changed template never reuses old answers.
+    """
+
+    messages: tuple[Message, ...]
+    params: SamplingParams = field(default_factory=SamplingParams)
+    n: int = 1
+    template: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "messages", tuple(validate_messages(self.messages)))
+        if self.n < 1:
+            raise ValueError(f"n must be >= 1, got {self.n}")
+
+    @classmethod
+    def from_prompt(
+        cls,
+        prompt: str,
+        *,
+        system: str | None = None,
+        params: SamplingParams | None = None,
+        n: int = 1,
+        template: str | None = None,
+    ) -> ChatRequest:
+        messages: list[Message] = []
+        if system:
+            messages.append(make_message("system", system))
+        messages.append(make_message("user", prompt))
+        return cls(tuple(messages), params or SamplingParams(), n, template)
+
+    def last_user_message(self) -> str:
+        for m in reversed(self.messages):
+            if m["role"] == "user":
+                return m["content"]
+        return self.messages[-1]["content"]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens spent. `estimated` is true when the backend did not report them and we counted."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated: bool = False
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.estimated or other.estimated,
+        )
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """The samples drawn for one `ChatRequest`, in sample-index order.
+
+    `finish_reasons[i]` is "stop" (the model ended or hit a stop string), "length" (max_tokens) or
+    whatever else the backend reported. `cached` counts samples served from the run store rather
+    than generated by this call; their usage and latency are those recorded when they were made.
+    """
+
+    samples: tuple[str, ...]
+    finish_reasons: tuple[str, ...]
+    usage: Usage
+    latency_s: float
+    cached: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "samples", tuple(self.samples))
+        object.__setattr__(self, "finish_reasons", tuple(self.finish_reasons))
+        if len(self.samples) != len(self.finish_reasons):
+            raise ValueError("a ChatResult needs one finish reason per sample")
+
+    @property
+    def text(self) -> str:
+        """The first sample, for the common n=1 case."""
+        return self.samples[0]
+
+
+# Called once per request as soon as its result is complete (index into the request list, result).
+ResultCallback = Callable[[int, ChatResult], None]
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A chat model. `identity` names backend and model (e.g. "openai:qwen2.5-coder-7b"): it is what
+    the call cache keys on, so two models with the same identity must be interchangeable."""
+
+    identity: str
+
+    def generate(
+        self, requests: Sequence[ChatRequest], on_result: ResultCallback | None = None
+    ) -> list[ChatResult]:
+        """Answer every request; results are in request order. `on_result` is called from the
+        calling thread as each request finishes, so callers can persist work before the batch ends."""
+        ...
+
+    def context_length(self) -> int:
+        """Tokens the model accepts, prompt and completion together. Raises ContextLengthUnknown."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in `text` by the model's own tokenizer, or a documented conservative estimate."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Facts about the backend for `regrapht llm check` and run records (never secrets)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections, GPU memory or files. Safe to call twice."""
+        ...

@@ -1,0 +1,54 @@
+"""End to end on the cpu target: authored OpenMP trajectories for the shipped saxpy task, every step
+compiled with g++ and evaluated for real, merged into a graph."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from regrapht.graph.build import build_graph
+from regrapht.graph.model import INITIAL, ReGraph
+from regrapht.graph.relabel import OfflineRelabeler
+from regrapht.graph.store import dumps_graph, loads_graph
+from regrapht.graph.trajectory import read_trajectories
+from regrapht.graph.validate import validate_graph
+
+FIXTURE = Path(__file__).parent / "fixtures" / "saxpy_openmp.jsonl"
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("g++") is None, reason="g++ is needed to evaluate cpu candidates"
+)
+
+
+def test_cpu_build_with_real_evaluation() -> None:
+    from regrapht.eval import EvalConfig, TimingConfig
+    from regrapht.graph.verify import EvalVerifier
+
+    timing = TimingConfig(
+        warmup_rounds=1, min_rounds=3, budget_s=0.2, serial_budget_s=0.3, serial_max_rounds=5
+    )
+    trajs = [t for _, t in read_trajectories(FIXTURE)]
+    g = ReGraph("cpu")
+    with EvalVerifier(config=EvalConfig(seeds=1, timing_config=timing)) as verifier:
+        report = build_graph(g, trajs, OfflineRelabeler(embedder=None), verifier, verifier.starting_code)
+    assert (report.merged, report.cut, report.dropped, report.steps_merged) == (1, 1, 0, 4), report
+    assert set(g.edges) == {
+        (INITIAL, "parallelize"),
+        ("parallelize", "simd_vectorization"),
+        ("parallelize", "loop_unrolling"),
+    }
+    first = g.edge(INITIAL, "parallelize")
+    assert first.stats.verified == 2
+    for x in first.examples:
+        assert x.before == verifier.task("saxpy").serial_source()  # started from the task's serial code
+        assert x.speedup is not None and x.speedup.value > 0 and x.gpu is None
+    simd = g.edge("parallelize", "simd_vectorization").examples[0]
+    assert simd.verified and simd.speedup is not None  # measured against the previous step's code
+    wrong = g.edge("parallelize", "loop_unrolling")
+    assert wrong.stats.failure_kinds == {"wrong_answer": 1} and wrong.examples[0].message
+    cut = next(r for r in g.ledger.values() if r.outcome == "cut")
+    assert "step 1 (unroll loops): wrong_answer" in cut.reason
+    assert [i for i in validate_graph(g) if i.level == "error"] == []
+    assert dumps_graph(loads_graph(dumps_graph(g))) == dumps_graph(g)

@@ -1,0 +1,141 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from regrapht.cli import app
+from regrapht.graph.model import ReGraph
+from regrapht.graph.store import load_graph, save_graph
+from regrapht.graph.trajectory import write_trajectories
+
+from .conftest import kernel
+
+runner = CliRunner()
+
+
+@pytest.fixture()
+def graph_file(built: ReGraph, tmp_path: Path) -> Path:
+    return save_graph(built, tmp_path / "g.json")
+
+
+def test_stats_json(graph_file: Path) -> None:
+    r = runner.invoke(app, ["graph", "stats", "--graph", str(graph_file), "--json"])
+    assert r.exit_code == 0, r.output
+    st = json.loads(r.output)
+    assert (st["nodes"], st["edges"], st["examples"], st["verified"], st["failures"]) == (9, 11, 17, 16, 1)
+    assert st["verified_share"] == round(16 / 17, 4) and st["distinct_tasks"] == 4
+    assert st["trajectories"] == {"merged": 4, "cut": 1, "dropped": 0}
+    assert st["new_methods"] == ["kahan_summation"] and st["self_loops"] == 1
+    assert (
+        st["top_by_count"][0] | {} == st["top_by_count"][0] and st["top_by_count"][0]["source"] == "initial"
+    )
+    assert st["top_by_count"][0]["taken"] == 5
+    assert [(e["source"], e["target"]) for e in st["top_by_gain"][:2]] == [
+        ("initial", "parallelize"),
+        ("parallelize", "shared_memory_tiling"),
+    ]
+    assert st["gpus"] == ["NVIDIA H100 80GB HBM3", "NVIDIA H200"]
+
+
+def test_stats_text(graph_file: Path) -> None:
+    r = runner.invoke(app, ["graph", "stats", "--graph", str(graph_file)])
+    assert (
+        r.exit_code == 0 and "Top transitions by gain" in r.output and "kahan" not in r.output.split("Top")[0]
+    )
+
+
+def test_missing_shipped_graph_is_explained(tmp_path: Path, monkeypatch) -> None:
+    import regrapht.cli.graph_cmd as cmd
+
+    monkeypatch.setattr(cmd, "default_graph_path", lambda target: tmp_path / "graphs" / f"{target}.json")
+    r = runner.invoke(app, ["graph", "stats"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 2
+    assert (
+        "no shipped cuda graph" in text
+        and "does not ship graphs yet" in text
+        and "regrapht graph build" in text
+    )
+
+
+def test_advise_json_ranks_by_measured_statistics(graph_file: Path, tmp_path: Path) -> None:
+    k = tmp_path / "k.cu"
+    k.write_text(kernel("vector_add_naive.cu"))
+    r = runner.invoke(app, ["advise", str(k), "--graph", str(graph_file), "--json"])
+    assert r.exit_code == 0, r.output
+    adv = json.loads(r.output)
+    assert list(adv["recognized"]) == ["parallelize"] and adv["position"] == ["parallelize"]
+    ranked = [s["method"] for s in adv["suggestions"]]
+    # shared_memory_tiling: 3 verified of 3, geomean 3.19; grid_stride_loop 1 of 1 at 1.05; kahan: 0 of 1
+    assert ranked == ["shared_memory_tiling", "grid_stride_loop", "kahan_summation"]
+    top = adv["suggestions"][0]
+    assert top["score"] == pytest.approx(4 / 5 * 3.188, abs=1e-3)
+    assert top["examples"] and top["examples"][0]["status"] == "correct"
+
+
+def test_advise_serial_code_starts_at_initial(graph_file: Path, tmp_path: Path) -> None:
+    k = tmp_path / "serial.cpp"
+    k.write_text("void f(float* a, int n) { for (int i = 0; i < n; ++i) a[i] *= 2; }\n")
+    r = runner.invoke(app, ["advise", str(k), "--graph", str(graph_file), "--target", "cuda", "--json"])
+    adv = json.loads(r.output)
+    assert adv["position"] == ["initial"] and adv["suggestions"][0]["method"] == "parallelize"
+
+
+def test_advise_rich_output(graph_file: Path, tmp_path: Path) -> None:
+    k = tmp_path / "k.cu"
+    k.write_text(kernel("matmul_tiled.cu"))
+    r = runner.invoke(app, ["advise", str(k), "--graph", str(graph_file)])
+    assert r.exit_code == 0, r.output
+    assert "shared_memory_tiling" in r.output and "Suggested next methods" in r.output
+    assert "register_tiling" in r.output  # what followed tiling and unrolling in the matmul trajectory
+    assert "+" in r.output and "why:" in r.output  # a worked example with its diff
+
+
+def test_validate_and_merge(graph_file: Path, tmp_path: Path, trajs) -> None:
+    assert runner.invoke(app, ["graph", "validate", str(graph_file)]).exit_code == 0
+    data = json.loads(graph_file.read_text())
+    data["edges"][0]["stats"]["taken"] = 42
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    r = runner.invoke(app, ["graph", "validate", str(bad), "--json"])
+    assert r.exit_code == 1 and "do not match the examples" in r.output
+    other = ReGraph("cuda")
+    other_file = save_graph(other, tmp_path / "empty.json")
+    out = tmp_path / "merged.json"
+    r = runner.invoke(app, ["graph", "merge", str(other_file), str(graph_file), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert len(list(load_graph(out).examples())) == 17
+
+
+def test_build_no_verify_and_resume(trajs, tmp_path: Path) -> None:
+    src = tmp_path / "t.jsonl"
+    write_trajectories(trajs, src)
+    out = tmp_path / "g.json"
+    r = runner.invoke(app, ["graph", "build", str(src), "--out", str(out), "--no-verify", "--no-embed"])
+    assert r.exit_code == 0, r.output
+    g = load_graph(out)
+    assert len(g.ledger) == 5 and {x.status for _, x in g.examples()} == {"unverified"}
+    first = out.read_bytes()
+    r = runner.invoke(app, ["graph", "build", str(src), "--out", str(out), "--no-verify", "--no-embed"])
+    assert r.exit_code == 0 and "resuming" in r.output and "5 skipped" in " ".join(r.output.split())
+    assert out.read_bytes() == first
+
+
+def test_build_reports_bad_trajectory_file(tmp_path: Path) -> None:
+    src = tmp_path / "t.jsonl"
+    src.write_text('{"task": "t", "target": "cuda", "steps": []}\n')
+    r = runner.invoke(app, ["graph", "build", str(src), "--out", str(tmp_path / "g.json"), "--no-verify"])
+    assert r.exit_code == 2 and "t.jsonl:1" in r.output
+
+
+def test_show_html(graph_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "g.html"
+    r = runner.invoke(app, ["graph", "show", "--html", str(out), "--graph", str(graph_file)])
+    assert r.exit_code == 0, r.output
+    page = out.read_text()
+    assert "<script" in page and "http://" not in page.replace(
+        'xmlns="http://www.w3.org/2000/svg"', ""
+    ).replace('"http://www.w3.org/2000/svg"', "")
