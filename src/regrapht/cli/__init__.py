@@ -23,6 +23,7 @@ app = typer.Typer(
 COMMAND_MODULES = (
     "regrapht.cli.doctor_cmd",
     "regrapht.cli.eval_cmd",
+    "regrapht.cli.tasks_cmd",
     "regrapht.cli.llm_cmd",
     "regrapht.cli.graph_cmd",
 )

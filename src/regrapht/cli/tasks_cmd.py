@@ -1,0 +1,144 @@
+"""`regrapht tasks`: list, show and check the task suite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import Progress
+from rich.syntax import Syntax
+from rich.table import Table
+
+from regrapht.eval import EvalConfig
+from regrapht.eval.suitecheck import check_tasks
+from regrapht.tasks import TaskError, find_task, load_suite
+
+tasks_app = typer.Typer(help="The task suite: serial C++ functions to turn into CUDA.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(tasks_app, name="tasks")
+
+
+def _select(split: str | None, difficulty: str | None, category: str | None, root: Path | None):
+    try:
+        tasks = load_suite(root)
+    except TaskError as exc:
+        Console(stderr=True).print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    return [
+        t
+        for t in tasks
+        if (split is None or t.split == split)
+        and (difficulty is None or t.difficulty == difficulty)
+        and (category is None or t.category == category)
+    ]
+
+
+@tasks_app.command("list")
+def list_command(
+    split: str = typer.Option(None, help="train, test or example."),
+    difficulty: str = typer.Option(None, help="easy, medium or hard."),
+    category: str = typer.Option(None, help="A category such as reduction or stencil."),
+    root: Path = typer.Option(None, help="A folder of task folders instead of the shipped suite."),
+    as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON."),
+) -> None:
+    """List the tasks, filtered by split, difficulty or category."""
+    tasks = _select(split, difficulty, category, root)
+    if as_json:
+        print(json.dumps([t.summary() for t in tasks], indent=2))
+        return
+    table = Table(title=f"{len(tasks)} tasks", title_justify="left")
+    for column in ("id", "split", "difficulty", "category", "title"):
+        table.add_column(column)
+    for t in sorted(tasks, key=lambda t: (t.split, t.category, t.id)):
+        table.add_row(t.id, t.split, t.difficulty, t.category, t.title)
+    Console().print(table)
+
+
+@tasks_app.command("show")
+def show_command(
+    task: str = typer.Argument(..., help="A task id or folder."),
+    as_json: bool = typer.Option(False, "--json", help="Print the task as JSON."),
+) -> None:
+    """Show a task: its arguments, sizes, tolerance and the serial reference."""
+    try:
+        t = find_task(task)
+    except (TaskError, FileNotFoundError) as exc:
+        Console(stderr=True).print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    if as_json:
+        data = t.summary() | {"folder": str(t.root), "serial": t.serial_source()}
+        print(json.dumps(data, indent=2))
+        return
+    console = Console()
+    console.print(f"[bold]{t.id}[/]: {escape(t.title)}  ({t.split}, {t.difficulty}, {t.category})")
+    if t.description:
+        console.print(escape(t.description))
+    console.print(f"[dim]{t.root}[/]")
+    console.print(f"signature: {t.signature}   convention: {t.convention}")
+    table = Table()
+    for column in ("arg", "role", "dtype", "length", "generator / tolerance"):
+        table.add_column(column)
+    for a in t.args:
+        detail = (
+            a.tolerance.describe()
+            if a.tolerance
+            else (
+                f"{a.generator.kind} {a.generator.params}"
+                if a.generator
+                else (str(a.value) if a.value is not None else "")
+            )
+        )
+        table.add_row(a.name, a.role, a.dtype.name, a.length or "", escape(detail))
+    console.print(table)
+    console.print(f"test sizes: {list(t.test_sizes)}   bench size: {t.bench_size}")
+    console.print(Syntax(t.serial_source(), "cpp", line_numbers=True))
+
+
+@tasks_app.command("check")
+def check_command(
+    ids: list[str] = typer.Argument(None, help="Task ids or folders; all shipped tasks when omitted."),
+    gpu: bool = typer.Option(
+        None, "--gpu/--no-gpu", help="Run naive.cu and solution.cu on the GPU. Default: when one is present."
+    ),
+    split: str = typer.Option(None, help="Only this split."),
+    out: Path = typer.Option(None, help="Write the full results as JSON here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """Validate tasks: the serial reference compiles, runs deterministically, and its outputs depend on
+    the inputs and the seed (not constant, not zero); naive.cu and solution.cu compile with nvcc; on a
+    GPU, both pass and the bench size is long enough to measure. Exit status 1 if any task fails."""
+    try:
+        tasks = [find_task(i) for i in ids] if ids else _select(split, None, None, None)
+    except (TaskError, FileNotFoundError) as exc:
+        Console(stderr=True).print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True) as progress:
+        bar = progress.add_task("checking tasks", total=len(tasks))
+
+        def advance(check) -> None:
+            progress.advance(bar)
+            mark = "[green]ok[/]" if check.ok else "[red]FAIL[/]"
+            console.print(
+                f"{mark} {check.task_id}"
+                + "".join(f"\n    {escape(p)}" for p in check.problems)
+                + "".join(f"\n    [yellow]{escape(w)}[/]" for w in check.warnings)
+            )
+
+        results = check_tasks(tasks, gpu=gpu, config=EvalConfig(), on_result=advance)
+    data = [r.to_dict() for r in results]
+    if out:
+        out.write_text(json.dumps(data, indent=2))
+    if as_json:
+        print(json.dumps(data, indent=2))
+    failed = [r.task_id for r in results if not r.ok]
+    console.print(
+        f"{len(results) - len(failed)} of {len(results)} tasks passed"
+        + (f"; failed: {', '.join(failed)}" if failed else "")
+    )
+    raise typer.Exit(1 if failed else 0)

@@ -1,0 +1,163 @@
+"""Validating tasks: the reference compiles, runs, is deterministic, and its outputs depend on the
+inputs and the seed (the degenerate-task screen); naive.cu and solution.cu pass on the GPU and the
+bench size is large enough to measure the GPU rather than a launch."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from regrapht.eval import toolchain
+from regrapht.eval.compile import Compiler
+from regrapht.eval.config import EvalConfig
+from regrapht.eval.evaluator import Evaluator, ReferenceError, _params
+from regrapht.tasks import Task
+
+MIN_NAIVE_MS = 1.0  # a bench size whose naive kernel runs shorter measures launches, not the GPU
+
+
+@dataclass
+class TaskCheck:
+    task_id: str
+    split: str
+    difficulty: str
+    category: str
+    ok: bool = True
+    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    measured: dict[str, Any] = field(default_factory=dict)
+
+    def fail(self, message: str) -> None:
+        self.ok = False
+        self.problems.append(message)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def degenerate_problems(task: Task, cases: list) -> list[str]:
+    """Reasons a task's reference outputs cannot tell right from wrong: constant, zero, or blind to the seed."""
+    problems = []
+    by_size: dict[tuple, list] = {}
+    for case in cases:
+        by_size.setdefault(tuple(sorted(case.sizes.items())), []).append(case)
+    biggest = max(by_size.values(), key=lambda group: sum(group[0].nbytes.values()))
+    for arg in task.written:
+        outputs = [c.expected[arg.name] for c in biggest]
+        first = outputs[0]
+        if all(np.array_equal(first, other, equal_nan=True) for other in outputs[1:]):
+            problems.append(
+                f"`{arg.name}` is identical for every seed at {biggest[0].label.rsplit(',', 1)[0]}: "
+                "the output does not depend on the inputs"
+            )
+        values = first.astype(np.float64)
+        finite = values[np.isfinite(values)]
+        if first.size >= 8:
+            if finite.size == 0:
+                problems.append(f"`{arg.name}` has no finite values")
+            elif np.all(finite == 0):
+                problems.append(f"`{arg.name}` is all zeros: an unwritten output could pass")
+            elif np.unique(first).size == 1:
+                problems.append(f"`{arg.name}` is constant ({first[0]!r}): a trivial kernel could pass")
+            elif np.count_nonzero(finite) < 0.01 * finite.size:
+                problems.append(
+                    f"`{arg.name}` is more than 99% zeros: a kernel that writes zeros nearly passes"
+                )
+    return problems
+
+
+def check_task(task: Task, evaluator: Evaluator, gpu: bool, compiler: Compiler | None = None) -> TaskCheck:
+    result = TaskCheck(task.id, task.split, task.difficulty, task.category)
+    try:
+        tests = evaluator._test_reference(task)
+    except ReferenceError as exc:
+        result.fail(str(exc))
+        return result
+    # Determinism: a second evaluator with the same secret draws the same inputs; the reference must agree.
+    with Evaluator(
+        EvalConfig(timing=False, secret=evaluator.secret, cache_dir=evaluator.config.cache_dir)
+    ) as again:
+        repeat = again._test_reference(task)
+    for first, second in zip(tests.cases, repeat.cases):
+        for name, value in first.expected.items():
+            if not np.array_equal(value, second.expected[name], equal_nan=True):
+                result.fail(
+                    f"the reference is not deterministic: `{name}` differs between two runs [{first.label}]"
+                )
+                break
+    for problem in degenerate_problems(task, tests.cases):
+        result.fail(problem)
+    compiler = compiler or evaluator.compiler
+    for label, source in (("naive.cu", task.naive_source()), ("solution.cu", _solution(task))):
+        if source is None:
+            if label == "naive.cu":
+                result.warnings.append("no naive.cu: the GPU baseline is missing")
+            continue
+        built = compiler.compile(source, "cuda", task.function, _params(task), [a.name for a in task.args])
+        if not built.ok:
+            result.fail(f"{label} does not compile with nvcc:\n{built.diagnostics}")
+    if task.split == "test" and task.solution_path is None:
+        result.fail("test tasks need solution.cu, the best-known solution")
+    if gpu and result.ok:
+        _check_on_gpu(task, evaluator, result)
+    return result
+
+
+def _solution(task: Task) -> str | None:
+    return task.solution_path.read_text() if task.solution_path else None
+
+
+def _check_on_gpu(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
+    measured = result.measured
+    try:
+        naive = evaluator.evaluate(task, task.naive_source() or "", "cuda") if task.naive_path else None
+    except ReferenceError as exc:
+        result.fail(str(exc))
+        return
+    bench = evaluator._benches.get(str(evaluator._task_dir(task)))
+    if bench is not None:
+        measured["serial_ms"] = float(np.median(bench.serial_samples)) * 1e3
+    if naive is not None:
+        if naive.status != "correct":
+            result.fail(f"naive.cu is {naive.status} on the GPU: {naive.message}")
+        else:
+            measured["naive_ms"] = naive.timings["candidate"]["median_s"] * 1e3
+            measured["naive_speedup_over_serial"] = naive.speedups["serial"]["value"]
+            measured["naive_roofline"] = naive.roofline.get("fraction_of_floor")
+            if measured["naive_ms"] < MIN_NAIVE_MS:
+                result.warnings.append(
+                    f"naive.cu runs {measured['naive_ms']:.3f} ms at the bench size "
+                    f"(aim for >= {MIN_NAIVE_MS:g} ms)"
+                )
+            measured["gpu"] = naive.fingerprint.get("gpu")
+    solution = _solution(task)
+    if solution is not None:
+        best = evaluator.evaluate(task, solution, "cuda")
+        if best.status != "correct":
+            result.fail(f"solution.cu is {best.status} on the GPU: {best.message}")
+        else:
+            measured["solution_ms"] = best.timings["candidate"]["median_s"] * 1e3
+            measured["solution_speedup_over_serial"] = best.speedups["serial"]["value"]
+            if "naive" in best.speedups:
+                measured["solution_speedup_over_naive"] = best.speedups["naive"]["value"]
+                measured["solution_speedup_over_naive_ci"] = [
+                    best.speedups["naive"]["ci_low"],
+                    best.speedups["naive"]["ci_high"],
+                ]
+            measured["solution_roofline"] = best.roofline.get("fraction_of_floor")
+
+
+def check_tasks(
+    tasks: list[Task], gpu: bool | None = None, config: EvalConfig | None = None, on_result=None
+) -> list[TaskCheck]:
+    gpu = bool(toolchain.gpus()) if gpu is None else gpu
+    results = []
+    with Evaluator(config or EvalConfig()) as evaluator:
+        for task in tasks:
+            check = check_task(task, evaluator, gpu)
+            results.append(check)
+            if on_result is not None:
+                on_result(check)
+    return results
