@@ -20,7 +20,21 @@ import time
 from pathlib import Path
 
 from regrapht.eval import EvalConfig, Evaluator, toolchain
-from regrapht.tasks import load_suite
+from regrapht.tasks import find_task
+
+# A fixed set, so runs on different days measure the same workload.
+FIXED_TASKS = [
+    "saxpy",
+    "sum_of_squares",
+    "spmv_csr",
+    "gemv",
+    "histogram_u8",
+    "inclusive_scan",
+    "jacobi_2d",
+    "row_normalize",
+    "softmax_rows",
+    "transpose",
+]
 
 
 def variants(source: str) -> list[tuple[str, str]]:
@@ -97,9 +111,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("."))
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument(
+        "--tasks", nargs="*", default=FIXED_TASKS, help="Task ids (default: a fixed set of 10)."
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    tasks = [t for t in load_suite() if t.naive_path is not None]
+    tasks = [find_task(task_id) for task_id in args.tasks]
     gpu = toolchain.gpus()[0].name if toolchain.gpus() else "no GPU"
     report = {"gpu": gpu, "date": time.strftime("%Y-%m-%d"), "throughput": throughput(tasks, args.out)}
     print(json.dumps(report["throughput"], indent=1), flush=True)

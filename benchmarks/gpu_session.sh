@@ -17,9 +17,10 @@ what=${1:-all}
 } 2>&1 | tee "$OUT/env.txt"
 if [ "$what" = tests ] || [ "$what" = all ]; then
   python3 -c "from regrapht import doctor; [print(('ok  ' if c.ok else 'MISS'), c.name, '|', c.detail) for c in doctor.run_checks()]" 2>&1 | tee "$OUT/doctor.txt"
-  timeout 540 python3 -m pytest -m gpu -q -rfE -p no:cacheprovider ${TEST_PATHS:-tests/eval tests/tasks} 2>&1 | tee "$OUT/gpu_tests.txt" | tail -60
+  timeout 540 python3 -m pytest -m gpu -q -rfE -p no:cacheprovider ${TEST_PATHS:-tests/eval tests/tasks tests/llm} 2>&1 | tee "$OUT/gpu_tests.txt" | tail -60
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
+  timeout 300 python3 benchmarks/llm_transformers_smoke.py 2>&1 | tee "$OUT/llm_transformers_smoke.txt" | tail -5
   for script in benchmarks/eval_throughput.py; do
     [ -f "$script" ] && timeout 540 python3 "$script" --out "$OUT" 2>&1 | tee "$OUT/$(basename "$script" .py).txt" | tail -40
   done
