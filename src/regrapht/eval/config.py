@@ -11,7 +11,7 @@ class TimingConfig:
     min_rounds: int = 10
     max_rounds: int = 400
     target_rse: float = 0.005  # stop when every timed kernel's relative standard error is below this
-    budget_s: float = 2.0  # per evaluation, for the candidate and its interleaved baselines together
+    budget_s: float = 1.0  # per evaluation, for the candidate and its interleaved baselines together
     input_sets: int = 2  # distinct input sets rotated through the timed calls at the same pointers
     serial_budget_s: float = 3.0  # the serial reference, timed once per run and task
     serial_max_rounds: int = 50

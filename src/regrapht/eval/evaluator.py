@@ -13,8 +13,9 @@ import os
 import platform
 import shutil
 import tempfile
+import threading
 import time
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,11 +96,15 @@ class Evaluator:
         )
         self.workdir = Path(tempfile.mkdtemp(prefix="regrapht-eval-", dir=_scratch_root()))
         self._tests: dict[str, TestReference] = {}
-        self._benches: dict[str, BenchReference] = {}
+        self._benches: dict[str, Future] = {}
+        self._bench_lock = threading.Lock()
+        self._prefetcher: ThreadPoolExecutor | None = None
         self._device: dict[str, Any] | None = None
         self._jobs = itertools.count()
 
     def close(self) -> None:
+        if self._prefetcher is not None:
+            self._prefetcher.shutdown(wait=True, cancel_futures=True)
         self.compiler.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -119,7 +124,14 @@ class Evaluator:
         """Evaluate (task, source, target) items: every compile starts at once on the CPU pool while
         earlier candidates run, one at a time, on the device. Verdicts equal one-at-a-time ones."""
         prepared = [self._prepare(task, source, target, {}) for task, source, target in items]
-        return [self._finish(p) for p in prepared]
+        self.prefetch([task for task, _, _ in items])
+        last_use = {str(task.root): i for i, (task, _, _) in enumerate(items)}
+        results = []
+        for i, p in enumerate(prepared):
+            results.append(self._finish(p))
+            if last_use[str(p.task.root)] == i:
+                self.release(p.task)
+        return results
 
     # ---- stages ----------------------------------------------------------------------------
     def _prepare(self, task: Task, source: str, target: str, baselines: dict[str, str]) -> _Prepared:
@@ -232,31 +244,61 @@ class Evaluator:
         return self._tests[key]
 
     def _bench_reference(self, task: Task) -> BenchReference:
+        """The bench-size data, built once per task: by the first caller, or by the prefetcher."""
         key = str(self._task_dir(task))
-        if key not in self._benches:
-            start = time.perf_counter()
-            root = self._task_dir(task) / "bench"
-            tc = self.config.timing_config
+        with self._bench_lock:
+            future = self._benches.get(key)
+            owner = future is None
+            if owner:
+                future = self._benches[key] = Future()
+        if owner:
             try:
-                sets = draw_bench_sets(task, root, tc.input_sets, self._seed_of(task))
-            except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
-                raise ReferenceError(
-                    f"task {task.id}: its bench inputs could not be generated: {exc}"
-                ) from exc
-            spec = self._timing_spec(
-                task,
-                root,
-                sets[0].nbytes,
-                ["reference"],
-                [],
-                tc.serial_budget_s,
-                tc.serial_max_rounds,
-                min_rounds=3,
-                warmup_rounds=1,  # the serial code has no caches or JIT to warm beyond one call
-            )
-            samples = self._run_reference(task, sets, timing=spec)
-            self._benches[key] = BenchReference(root, sets, samples, time.perf_counter() - start)
-        return self._benches[key]
+                future.set_result(self._build_bench_reference(task))
+            except BaseException as exc:  # handed to every waiter, not swallowed
+                future.set_exception(exc)
+        return future.result()
+
+    def prefetch(self, tasks: list[Task]) -> None:
+        """Build bench references in the background, one at a time (so serial timings never compete
+        with each other), while candidates run on the device."""
+        if not self.config.timing:
+            return
+        if self._prefetcher is None:
+            self._prefetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="regrapht-reference")
+        for task in {str(t.root): t for t in tasks}.values():
+            self._prefetcher.submit(self._bench_reference, task)
+
+    def release(self, task: Task) -> None:
+        """Forget a task's bench data (its files and arrays) once no candidate needs it."""
+        key = str(self._task_dir(task))
+        with self._bench_lock:
+            future = self._benches.pop(key, None)
+        if future is not None and future.done() and future.exception() is None:
+            shutil.rmtree(future.result().dir, ignore_errors=True)
+
+    def _build_bench_reference(self, task: Task) -> BenchReference:
+        start = time.perf_counter()
+        root = self._task_dir(task) / "bench"
+        tc = self.config.timing_config
+        try:
+            sets = draw_bench_sets(task, root, tc.input_sets, self._seed_of(task))
+        except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
+            raise ReferenceError(f"task {task.id}: its bench inputs could not be generated: {exc}") from exc
+        spec = self._timing_spec(
+            task,
+            root,
+            sets[0].nbytes,
+            ["reference"],
+            [],
+            tc.serial_budget_s,
+            tc.serial_max_rounds,
+            min_rounds=3,
+            warmup_rounds=1,  # the serial code has no caches or JIT to warm beyond one call
+        )
+        samples = self._run_reference(task, sets, timing=spec)
+        for bench_set in sets:
+            bench_set.inputs = {}  # on disk for the workers; only the expected outputs stay in memory
+        return BenchReference(root, sets, samples, time.perf_counter() - start)
 
     def _run_reference(self, task: Task, cases: list[RefCase], timing: dict[str, Any] | None) -> list[float]:
         """Run serial.cpp once on every case (and time it when asked), in a process of its own."""

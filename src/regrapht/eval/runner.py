@@ -21,6 +21,7 @@ from typing import Any, Literal
 Reply = Literal["stop"] | dict[str, Any] | None
 
 OUTPUT_CAP = 8192
+STARTUP_ALLOWANCE_S = 60.0
 
 
 @dataclass
@@ -163,7 +164,10 @@ def run_worker(
                     f"ran longer than {total_timeout_s:.0f} s in all",
                 )
                 break
-            if now - last_activity[0] > idle_timeout_s:
+            # Before its first message the worker is only starting Python (slow on a loaded machine):
+            # no candidate code has run yet, so the idle limit does not apply.
+            idle_limit = idle_timeout_s if outcome.messages else max(idle_timeout_s, STARTUP_ALLOWANCE_S)
+            if now - last_activity[0] > idle_limit:
                 outcome.timed_out, outcome.timeout_reason = (
                     True,
                     f"made no progress for {idle_timeout_s:.0f} s",

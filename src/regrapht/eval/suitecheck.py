@@ -116,9 +116,8 @@ def _check_on_gpu(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
     except ReferenceError as exc:
         result.fail(str(exc))
         return
-    bench = evaluator._benches.get(str(evaluator._task_dir(task)))
-    if bench is not None:
-        measured["serial_ms"] = float(np.median(bench.serial_samples)) * 1e3
+    bench = evaluator._bench_reference(task)
+    measured["serial_ms"] = float(np.median(bench.serial_samples)) * 1e3
     if naive is not None:
         if naive.status != "correct":
             result.fail(f"naive.cu is {naive.status} on the GPU: {naive.message}")

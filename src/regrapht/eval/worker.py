@@ -307,8 +307,10 @@ class Worker:
             timed = round_index >= int(spec["warmup_rounds"])
             final = stop_after is not None and round_index == stop_after
             order = [libs[i] for i in rng.permutation(len(libs))]
+            # One input set per round, shared by every kernel, so timings compare like with like even
+            # when the sets differ in cost (a power-law matrix's longest row, say).
+            set_index = int(rng.integers(len(sets)))
             for lib in order:
-                set_index = int(rng.integers(len(sets)))
                 for a in readable:
                     self.mem.copy(
                         handles[a["name"]],
