@@ -14,7 +14,7 @@ from rich.table import Table
 
 from regrapht.eval import EvalConfig
 from regrapht.eval.suitecheck import check_tasks
-from regrapht.tasks import TaskError, find_task, load_suite
+from regrapht.tasks import TaskError, builtin_tasks_root, find_task, iter_task_dirs, load_task
 
 tasks_app = typer.Typer(help="The task suite: serial C++ functions to turn into CUDA.", no_args_is_help=True)
 
@@ -23,12 +23,22 @@ def register(app: typer.Typer) -> None:
     app.add_typer(tasks_app, name="tasks")
 
 
-def _select(split: str | None, difficulty: str | None, category: str | None, root: Path | None):
-    try:
-        tasks = load_suite(root)
-    except TaskError as exc:
-        Console(stderr=True).print(f"[red]error:[/] {escape(str(exc))}")
-        raise typer.Exit(2) from None
+def _select(
+    split: str | None,
+    difficulty: str | None,
+    category: str | None,
+    root: Path | None,
+    broken: list[str] | None = None,
+):
+    """The tasks that load and match; folders that fail to load are reported (and collected in `broken`)."""
+    tasks = []
+    for folder in iter_task_dirs(root or builtin_tasks_root()):
+        try:
+            tasks.append(load_task(folder))
+        except TaskError as exc:
+            Console(stderr=True).print(f"[red]broken task:[/] {escape(str(exc))}")
+            if broken is not None:
+                broken.append(folder.name)
     return [
         t
         for t in tasks
@@ -107,13 +117,17 @@ def check_command(
     ),
     split: str = typer.Option(None, help="Only this split."),
     out: Path = typer.Option(None, help="Write the full results as JSON here."),
+    reference_threads: int = typer.Option(
+        1, min=1, help="Build bench references on this many threads (faster; serial timings get noisier)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
     """Validate tasks: the serial reference compiles, runs deterministically, and its outputs depend on
     the inputs and the seed (not constant, not zero); naive.cu and solution.cu compile with nvcc; on a
     GPU, both pass and the bench size is long enough to measure. Exit status 1 if any task fails."""
+    broken: list[str] = []
     try:
-        tasks = [find_task(i) for i in ids] if ids else _select(split, None, None, None)
+        tasks = [find_task(i) for i in ids] if ids else _select(split, None, None, None, broken)
     except (TaskError, FileNotFoundError) as exc:
         Console(stderr=True).print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
@@ -130,15 +144,17 @@ def check_command(
                 + "".join(f"\n    [yellow]{escape(w)}[/]" for w in check.warnings)
             )
 
-        results = check_tasks(tasks, gpu=gpu, config=EvalConfig(), on_result=advance)
+        results = check_tasks(
+            tasks, gpu=gpu, config=EvalConfig(), on_result=advance, reference_threads=reference_threads
+        )
     data = [r.to_dict() for r in results]
     if out:
         out.write_text(json.dumps(data, indent=2))
     if as_json:
         print(json.dumps(data, indent=2))
-    failed = [r.task_id for r in results if not r.ok]
+    failed = [r.task_id for r in results if not r.ok] + broken
     console.print(
-        f"{len(results) - len(failed)} of {len(results)} tasks passed"
+        f"{len(results) + len(broken) - len(failed)} of {len(results) + len(broken)} tasks passed"
         + (f"; failed: {', '.join(failed)}" if failed else "")
     )
     raise typer.Exit(1 if failed else 0)

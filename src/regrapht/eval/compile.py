@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -105,6 +106,8 @@ class Compiler:
         self.timeout_s = timeout_s
         self.jobs = jobs or os.cpu_count() or 1
         self._pool: ThreadPoolExecutor | None = None
+        self._in_flight: dict[tuple, Future] = {}
+        self._lock = threading.Lock()
 
     def compile(
         self, source: str, kind: Kind, function: str, signature_params: str, names: list[str]
@@ -216,9 +219,21 @@ class Compiler:
     def submit(
         self, source: str, kind: Kind, function: str, signature_params: str, names: list[str]
     ) -> Future:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="regrapht-compile")
-        return self._pool.submit(self.compile, source, kind, function, signature_params, names)
+        """Compile on the pool; an identical compile already queued or running is shared, not repeated."""
+        key = (source, kind, function, signature_params, tuple(names))
+        with self._lock:
+            if key in self._in_flight:
+                return self._in_flight[key]
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="regrapht-compile")
+            future = self._pool.submit(self.compile, source, kind, function, signature_params, names)
+            self._in_flight[key] = future
+        future.add_done_callback(lambda _: self._forget(key))
+        return future
+
+    def _forget(self, key: tuple) -> None:
+        with self._lock:
+            self._in_flight.pop(key, None)
 
     def close(self) -> None:
         if self._pool is not None:

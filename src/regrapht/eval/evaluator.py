@@ -258,13 +258,16 @@ class Evaluator:
                 future.set_exception(exc)
         return future.result()
 
-    def prefetch(self, tasks: list[Task]) -> None:
-        """Build bench references in the background, one at a time (so serial timings never compete
-        with each other), while candidates run on the device."""
+    def prefetch(self, tasks: list[Task], threads: int = 1) -> None:
+        """Build bench references in the background while candidates run on the device. One thread
+        (the default) keeps serial timings from competing with each other; more finish sooner on a
+        machine with cores to spare, at the cost of some noise in the serial baseline."""
         if not self.config.timing:
             return
         if self._prefetcher is None:
-            self._prefetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="regrapht-reference")
+            self._prefetcher = ThreadPoolExecutor(
+                max_workers=threads, thread_name_prefix="regrapht-reference"
+            )
         for task in {str(t.root): t for t in tasks}.values():
             self._prefetcher.submit(self._bench_reference, task)
 

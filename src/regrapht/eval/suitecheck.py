@@ -149,14 +149,28 @@ def _check_on_gpu(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
 
 
 def check_tasks(
-    tasks: list[Task], gpu: bool | None = None, config: EvalConfig | None = None, on_result=None
+    tasks: list[Task],
+    gpu: bool | None = None,
+    config: EvalConfig | None = None,
+    on_result=None,
+    reference_threads: int = 1,
 ) -> list[TaskCheck]:
     gpu = bool(toolchain.gpus()) if gpu is None else gpu
     results = []
     with Evaluator(config or EvalConfig()) as evaluator:
+        # Every nvcc build starts now on the compile pool; the checks below then hit the cache.
+        for task in tasks:
+            for source in (task.naive_source(), _solution(task)):
+                if source is not None:
+                    evaluator.compiler.submit(
+                        source, "cuda", task.function, _params(task), [a.name for a in task.args]
+                    )
+        if gpu:
+            evaluator.prefetch(tasks, threads=reference_threads)
         for task in tasks:
             check = check_task(task, evaluator, gpu)
             results.append(check)
             if on_result is not None:
                 on_result(check)
+            evaluator.release(task)
     return results

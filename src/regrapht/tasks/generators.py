@@ -26,47 +26,77 @@ def _param(params: Mapping[str, Any], key: str, default: Any, sizes: Mapping[str
     return value
 
 
-def _uniform(n, rng, p, sizes):
-    return rng.uniform(_param(p, "low", 0.0, sizes), _param(p, "high", 1.0, sizes), n)
+def _float_dtype(dtype):
+    return np.float32 if dtype is not None and dtype == np.float32 else np.float64
 
 
-def _normal(n, rng, p, sizes):
-    return rng.normal(_param(p, "mean", 0.0, sizes), _param(p, "std", 1.0, sizes), n)
+def _uniform(n, rng, p, sizes, dtype=None):
+    low, high = float(_param(p, "low", 0.0, sizes)), float(_param(p, "high", 1.0, sizes))
+    # Drawn in the target precision: a float32 input needs no float64 temporary of twice its size.
+    values = rng.random(n, dtype=_float_dtype(dtype))
+    values *= high - low
+    values += low
+    return values
 
 
-def _lognormal(n, rng, p, sizes):
+def _normal(n, rng, p, sizes, dtype=None):
+    values = rng.standard_normal(n, dtype=_float_dtype(dtype))
+    values *= float(_param(p, "std", 1.0, sizes))
+    values += float(_param(p, "mean", 0.0, sizes))
+    return values
+
+
+def _lognormal(n, rng, p, sizes, dtype=None):
     return rng.lognormal(_param(p, "mean", 0.0, sizes), _param(p, "sigma", 1.0, sizes), n)
 
 
-def _exponential(n, rng, p, sizes):
+def _exponential(n, rng, p, sizes, dtype=None):
     return rng.exponential(_param(p, "scale", 1.0, sizes), n)
 
 
-def _integers(n, rng, p, sizes):
+def _int_dtype_for(low: int, high: int, dtype) -> type:
+    """The target integer dtype when [low, high) fits in it, else int64 (checked by _cast later)."""
+    if dtype is not None and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if info.min <= low and high - 1 <= info.max:
+            return dtype
+    return np.int64
+
+
+def _integers(n, rng, p, sizes, dtype=None):
     low, high = _param(p, "low", 0, sizes), _param(p, "high", None, sizes)
     if high is None:
         raise GeneratorError("generator 'integers' needs `high` (exclusive)")
     if high <= low:
         raise GeneratorError(f"generator 'integers': high ({high}) must exceed low ({low})")
-    return rng.integers(low, high, n, dtype=np.int64)
+    return rng.integers(low, high, n, dtype=_int_dtype_for(low, high, dtype))
 
 
-def _bernoulli(n, rng, p, sizes):
-    return (rng.random(n) < float(_param(p, "p", 0.5, sizes))).astype(np.int64)
+def _bernoulli(n, rng, p, sizes, dtype=None):
+    return (rng.random(n, dtype=np.float32) < float(_param(p, "p", 0.5, sizes))).astype(np.uint8)
 
 
-def _choice(n, rng, p, sizes):
+def _small_indices(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    return rng.integers(0, count, n, dtype=np.uint8 if count <= 256 else np.int32)
+
+
+def _choice(n, rng, p, sizes, dtype=None):
     values = p.get("values")
     if not isinstance(values, list) or not values:
         raise GeneratorError("generator 'choice' needs a non-empty list `values`")
-    return rng.choice(np.asarray(values), n)
+    table = np.asarray(values)
+    if dtype is not None and np.can_cast(table, dtype, casting="same_kind"):
+        cast = table.astype(dtype)
+        if np.array_equal(cast, table):
+            table = cast
+    return table[_small_indices(n, len(table), rng)]
 
 
-def _permutation(n, rng, p, sizes):
+def _permutation(n, rng, p, sizes, dtype=None):
     return rng.permutation(n).astype(np.int64)
 
 
-def _sorted(n, rng, p, sizes):
+def _sorted(n, rng, p, sizes, dtype=None):
     low, high = _param(p, "low", 0, sizes), _param(p, "high", None, sizes)
     if p.get("integer", True) and high is not None:
         if p.get("unique", False):
@@ -79,17 +109,17 @@ def _sorted(n, rng, p, sizes):
     return np.sort(rng.uniform(low, 1.0 if high is None else high, n))
 
 
-def _bits(n, rng, p, sizes):
+def _bits(n, rng, p, sizes, dtype=None):
     return rng.integers(0, 2**63 - 1, n, dtype=np.int64, endpoint=True).view(np.uint64)
 
 
-def _text(n, rng, p, sizes):
+def _text(n, rng, p, sizes, dtype=None):
     alphabet = str(p.get("alphabet", "acgt"))
     codes = np.frombuffer(alphabet.encode(), dtype=np.uint8)
-    return rng.choice(codes, n)
+    return codes[_small_indices(n, codes.size, rng)]
 
 
-def _grid(n, rng, p, sizes):
+def _grid(n, rng, p, sizes, dtype=None):
     shape = [expr.evaluate(s, sizes) for s in p.get("shape", [])]
     if not shape or int(np.prod(shape)) != n:
         raise GeneratorError(f"generator 'grid': shape {shape} must multiply to the array length {n}")
@@ -121,7 +151,7 @@ def _grid(n, rng, p, sizes):
     return values.reshape(-1)
 
 
-def _points(n, rng, p, sizes):
+def _points(n, rng, p, sizes, dtype=None):
     dims = int(_param(p, "dims", 3, sizes))
     if n % dims:
         raise GeneratorError(f"generator 'points': array length {n} is not a multiple of dims={dims}")
@@ -166,7 +196,7 @@ def generate_array(
 ) -> np.ndarray:
     if kind not in SINGLE:
         raise GeneratorError(f"unknown generator {kind!r} (known: {', '.join(sorted(SINGLE))})")
-    values = SINGLE[kind](n, rng, params, sizes)
+    values = SINGLE[kind](n, rng, params, sizes, dtype)
     return _cast(values, dtype, kind)
 
 
@@ -256,28 +286,48 @@ def _csr_matrix(rng, p, sizes):
     return {"row_ptr": row_ptr, "col_idx": col_idx, "values": values}
 
 
+def _undirected(vertices: int, edges: int, rng: np.random.Generator, skew: str):
+    """CSR of a simple undirected graph stored in both directions: exactly `edges` entries."""
+    if edges % 2:
+        raise GeneratorError("an undirected csr_graph needs an even number of directed edges")
+    pairs_needed = edges // 2
+    if pairs_needed > vertices * (vertices - 1) // 2:
+        raise GeneratorError(f"{vertices} vertices cannot hold {pairs_needed} distinct undirected edges")
+    weights = None
+    if skew == "powerlaw":
+        weights = rng.pareto(1.5, vertices) + 0.1
+        weights /= weights.sum()
+    keys = np.zeros(0, dtype=np.int64)
+    for _ in range(64):
+        missing = pairs_needed - keys.size
+        if missing <= 0:
+            break
+        draw = int(missing * 1.2) + 16
+        if weights is None:
+            a, b = rng.integers(0, vertices, draw), rng.integers(0, vertices, draw)
+        else:
+            a, b = rng.choice(vertices, draw, p=weights), rng.choice(vertices, draw, p=weights)
+        keep = a != b
+        lo, hi = np.minimum(a, b)[keep], np.maximum(a, b)[keep]
+        keys = _sorted_unique(np.concatenate([keys, lo * vertices + hi]))
+    else:
+        raise GeneratorError("could not draw enough distinct undirected edges (graph too dense)")
+    if keys.size > pairs_needed:
+        keys = np.sort(rng.choice(keys, pairs_needed, replace=False))
+    lo, hi = keys // vertices, keys % vertices
+    src, dst = np.concatenate([lo, hi]), np.concatenate([hi, lo])
+    order = np.lexsort((dst, src))
+    src, dst = src[order], dst[order]
+    row_ptr = np.zeros(vertices + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=vertices), out=row_ptr[1:])
+    return row_ptr, dst.astype(np.int64)
+
+
 def _csr_graph(rng, p, sizes):
     vertices, edges = expr.evaluate(p["vertices"], sizes), expr.evaluate(p["edges"], sizes)
     skew = p.get("distribution", "uniform")
     if p.get("undirected", False):
-        if edges % 2:
-            raise GeneratorError("an undirected csr_graph needs an even number of directed edges")
-        half_ptr, half_idx = _csr(vertices, vertices, edges // 2, rng, skew, no_diagonal=True)
-        src = np.repeat(np.arange(vertices), np.diff(half_ptr))
-        pairs = {(int(a), int(b)) for a, b in zip(src, half_idx)}
-        pairs |= {(b, a) for a, b in pairs}
-        # Pairs that collapsed onto each other are topped up so the edge count is exact.
-        while len(pairs) < edges:
-            a, b = (int(x) for x in rng.integers(0, vertices, 2))
-            if a != b and (a, b) not in pairs:
-                pairs |= {(a, b), (b, a)}
-        ordered = sorted(pairs)[:edges] if len(pairs) == edges else sorted(pairs)
-        if len(ordered) != edges:
-            raise GeneratorError("could not build an undirected graph with exactly that many edges")
-        src_all = np.array([a for a, _ in ordered], dtype=np.int64)
-        row_ptr = np.zeros(vertices + 1, dtype=np.int64)
-        np.cumsum(np.bincount(src_all, minlength=vertices), out=row_ptr[1:])
-        col_idx = np.array([b for _, b in ordered], dtype=np.int64)
+        row_ptr, col_idx = _undirected(vertices, edges, rng, skew)
     else:
         row_ptr, col_idx = _csr(vertices, vertices, edges, rng, skew, no_diagonal=True)
     weight_spec = dict(p.get("weights", {"kind": "uniform", "low": 1.0, "high": 10.0}))
