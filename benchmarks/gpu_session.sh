@@ -19,6 +19,11 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   python3 -c "from regrapht import doctor; [print(('ok  ' if c.ok else 'MISS'), c.name, '|', c.detail) for c in doctor.run_checks()]" 2>&1 | tee "$OUT/doctor.txt"
   timeout 540 python3 -m pytest -m gpu -q -rfE -p no:cacheprovider ${TEST_PATHS:-tests/eval tests/tasks tests/llm} 2>&1 | tee "$OUT/gpu_tests.txt" | tail -60
 fi
+if [ "$what" = suite ]; then
+  # TASK_IDS: space-separated ids (default: every shipped task)
+  timeout 560 python3 -m regrapht.cli tasks check ${TASK_IDS:-} --gpu --reference-threads ${REF_THREADS:-4} \
+    --out "$OUT/suite_check.json" 2>&1 | tee "$OUT/suite_check.txt" | grep -v "^ok " | tail -80
+fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   timeout 300 python3 benchmarks/llm_transformers_smoke.py 2>&1 | tee "$OUT/llm_transformers_smoke.txt" | tail -5
   for script in benchmarks/eval_throughput.py; do
