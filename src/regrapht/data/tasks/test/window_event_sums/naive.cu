@@ -1,0 +1,29 @@
+// A direct port: one thread per window, two binary searches and a loop over the events inside.
+__device__ int first_not_before(const float* times, int events, float t) {
+    int lo = 0, hi = events;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (times[mid] < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+__global__ void window_kernel(int events, int queries, const float* times, const float* weights,
+                              const float* win_start, const float* win_end, int* count, float* weight_sum) {
+    int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= queries) return;
+    const int first = first_not_before(times, events, win_start[q]);
+    const int last = first_not_before(times, events, win_end[q]);
+    double total = 0.0;
+    for (int i = first; i < last; ++i) total += weights[i];
+    count[q] = last > first ? last - first : 0;
+    weight_sum[q] = static_cast<float>(total);
+}
+
+void window_event_sums(int events, int queries, const float* times, const float* weights, const float* win_start,
+                       const float* win_end, int* count, float* weight_sum) {
+    if (queries > 0)
+        window_kernel<<<(queries + 255) / 256, 256>>>(events, queries, times, weights, win_start, win_end, count,
+                                                      weight_sum);
+}
