@@ -131,3 +131,19 @@ def test_custom_generator_and_checker_must_exist(tmp_path):
     )
     with pytest.raises(TaskError, match="check.py: missing"):
         load_task(folder2)
+
+
+def test_expressions_are_evaluated_at_every_size(tmp_path):
+    folder = _task_copy(tmp_path, lambda t: t.replace('flops = "2*n"', 'flops = "2*n / 3"'))
+    with pytest.raises(TaskError, match=r"roofline.flops: expression '2\*n / 3' may only use"):
+        load_task(folder)
+    folder2 = tmp_path / "t2"
+    shutil.copytree(SAXPY, folder2)
+    toml = folder2 / "task.toml"
+    toml.write_text(
+        toml.read_text().replace(
+            'length = "n"\ngenerator = { kind = "normal"', 'length = "n / 2"\ngenerator = { kind = "normal"'
+        )
+    )
+    with pytest.raises(TaskError, match=r"args.x.length: .* \(at sizes.bench\)"):
+        load_task(folder2)

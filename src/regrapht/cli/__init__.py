@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "regrapht.cli.tasks_cmd",
     "regrapht.cli.llm_cmd",
     "regrapht.cli.graph_cmd",
+    "regrapht.cli.search_cmd",
 )
 
 for _name in COMMAND_MODULES:

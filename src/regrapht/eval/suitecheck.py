@@ -168,7 +168,11 @@ def check_tasks(
         if gpu:
             evaluator.prefetch(tasks, threads=reference_threads)
         for task in tasks:
-            check = check_task(task, evaluator, gpu)
+            try:
+                check = check_task(task, evaluator, gpu)
+            except Exception as exc:  # one broken task must not end the check of the others
+                check = TaskCheck(task.id, task.split, task.difficulty, task.category)
+                check.fail(f"internal error while checking: {type(exc).__name__}: {exc}")
             results.append(check)
             if on_result is not None:
                 on_result(check)

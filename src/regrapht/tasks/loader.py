@@ -134,6 +134,13 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
 
     joint = [_joint(i, raw, ctx, set(names)) for i, raw in enumerate(data.get("generators", []))]
     roofline = _roofline(data.get("roofline", {}), ctx, known)
+    for key in ("bytes", "flops"):
+        value = getattr(roofline, key)
+        if value is not None:
+            try:
+                expr.evaluate(value, bench)
+            except expr.ExprError as exc:
+                raise ctx.fail(f"roofline.{key}", str(exc)) from None
 
     _check_signature(function, signature, args, ctx)
     _check_coverage(args, joint, root, ctx)
@@ -148,7 +155,10 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
                     f"args.{a.name}.length", f"uses unknown size(s) {', '.join(sorted(unknown_names))}"
                 )
             for label, s in [("sizes.bench", bench)] + [(f"sizes.test[{i}]", t) for i, t in enumerate(tests)]:
-                n = expr.evaluate(a.length, s)
+                try:
+                    n = expr.evaluate(a.length, s)
+                except expr.ExprError as exc:
+                    raise ctx.fail(f"args.{a.name}.length", f"{exc} (at {label})") from None
                 if n < 0:
                     raise ctx.fail(f"args.{a.name}.length", f"is negative ({n}) at {label}")
 

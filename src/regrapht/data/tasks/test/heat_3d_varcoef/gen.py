@@ -12,7 +12,11 @@ def _smooth(shape, rng, waves):
     for _ in range(waves):
         fz, fy, fx = rng.uniform(1.0, 4.0, 3).astype(np.float32)
         pz, py, px = rng.uniform(0.0, 2 * np.pi, 3).astype(np.float32)
-        f += np.sin(2 * np.pi * fz * z + pz) * np.sin(2 * np.pi * fy * y + py) * np.sin(2 * np.pi * fx * x + px)
+        f += (
+            np.sin(2 * np.pi * fz * z + pz)
+            * np.sin(2 * np.pi * fy * y + py)
+            * np.sin(2 * np.pi * fx * x + px)
+        )
     return f
 
 

@@ -20,7 +20,11 @@ def generate(sizes, rng):
     f = np.empty((ny, nx, 9), dtype=np.float32)
     for q in range(9):
         eu = CX[q] * ux + CY[q] * uy
-        feq = W[q] * rho * (np.float32(1.0) + np.float32(3.0) * eu + np.float32(4.5) * eu * eu - np.float32(1.5) * usq)
+        feq = (
+            W[q]
+            * rho
+            * (np.float32(1.0) + np.float32(3.0) * eu + np.float32(4.5) * eu * eu - np.float32(1.5) * usq)
+        )
         f[:, :, q] = feq * (np.float32(1.0) + rng.uniform(-0.02, 0.02, (ny, nx)).astype(np.float32))
     solid = np.zeros((ny, nx), dtype=bool)
     for _ in range(5):

@@ -23,7 +23,7 @@ def generate(sizes: dict, rng: np.random.Generator) -> dict:
             continue
         length = int(rng.integers(min(m, n) // 4, min(m, n) // 2 + 1))
         start = int(rng.integers(0, m - length + 1))
-        copy = _mutate(a[p, start:start + length], rng)[: n]
+        copy = _mutate(a[p, start : start + length], rng)[:n]
         at = int(rng.integers(0, n - copy.size + 1))
-        b[p, at:at + copy.size] = copy
+        b[p, at : at + copy.size] = copy
     return {"a": a.reshape(-1), "b": b.reshape(-1)}

@@ -21,6 +21,8 @@ def check(inputs, expected, actual, sizes):
     bad = np.flatnonzero(err > 1e-3 + 1e-5 * np.abs(best))
     if bad.size:
         s = int(bad[0])
-        return (f"{bad.size} paths score below the best (sequence {s}: path scores {score[s]:.6f}, "
-                f"best is {best[s]:.6f})")
+        return (
+            f"{bad.size} paths score below the best (sequence {s}: path scores {score[s]:.6f}, "
+            f"best is {best[s]:.6f})"
+        )
     return None

@@ -1,27 +1,42 @@
-// A direct port in three steps: one thread per element writes its keep flag, one thread turns the
-// flags into output positions serially (an exclusive scan), then one thread per element scatters.
-__global__ void mark(int n, float threshold, const float* values, int* pos) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) pos[i] = values[i] > threshold ? 1 : 0;
+// A direct port in three steps: one thread per element flags it and a block-local (Hillis-Steele)
+// scan of the flags gives its slot within the block; one thread turns the per-block counts into
+// block offsets serially; then one thread per element scatters (or pads its own slot).
+constexpr int kBlock = 256;
+
+__global__ void flag_and_block_scan(int n, float threshold, const float* values, int* slot, int* block_sums) {
+    __shared__ int buf[kBlock];
+    const int i = blockIdx.x * kBlock + threadIdx.x;
+    const int flag = (i < n && values[i] > threshold) ? 1 : 0;
+    buf[threadIdx.x] = flag;
+    __syncthreads();
+    for (int offset = 1; offset < kBlock; offset <<= 1) {
+        const int add = threadIdx.x >= offset ? buf[threadIdx.x - offset] : 0;
+        __syncthreads();
+        buf[threadIdx.x] += add;
+        __syncthreads();
+    }
+    if (i < n) slot[i] = buf[threadIdx.x] - flag;  // exclusive, within the block
+    if (threadIdx.x == kBlock - 1) block_sums[blockIdx.x] = buf[threadIdx.x];
 }
 
-__global__ void serial_exclusive_scan(int n, int* pos, int* count) {
+__global__ void serial_block_offsets(int blocks, int* block_sums, int* count) {
     int running = 0;
-    for (int i = 0; i < n; ++i) {
-        int flag = pos[i];
-        pos[i] = running;
-        running += flag;
+    for (int b = 0; b < blocks; ++b) {
+        const int c = block_sums[b];
+        block_sums[b] = running;
+        running += c;
     }
     count[0] = running;
 }
 
-__global__ void scatter(int n, float threshold, const float* values, const int* pos, const int* count,
-                        int* kept_index, float* kept_value) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void scatter(int n, float threshold, const float* values, const int* slot, const int* block_sums,
+                        const int* count, int* kept_index, float* kept_value) {
+    const int i = blockIdx.x * kBlock + threadIdx.x;
     if (i >= n) return;
     if (values[i] > threshold) {
-        kept_index[pos[i]] = i;
-        kept_value[pos[i]] = values[i];
+        const int s = block_sums[blockIdx.x] + slot[i];
+        kept_index[s] = i;
+        kept_value[s] = values[i];
     }
     if (i >= count[0]) {
         kept_index[i] = -1;
@@ -35,15 +50,18 @@ void compact_above_threshold(int n, float threshold, const float* values, int* k
         cudaMemset(count, 0, sizeof(int));
         return;
     }
-    static int* pos = nullptr;
+    const int blocks = (n + kBlock - 1) / kBlock;
+    static int* slot = nullptr;
+    static int* block_sums = nullptr;
     static int capacity = 0;
     if (n > capacity) {
-        if (pos) cudaFree(pos);
-        cudaMalloc(&pos, n * sizeof(int));
+        if (slot) cudaFree(slot);
+        if (block_sums) cudaFree(block_sums);
+        cudaMalloc(&slot, n * sizeof(int));
+        cudaMalloc(&block_sums, blocks * sizeof(int));
         capacity = n;
     }
-    int blocks = (n + 255) / 256;
-    mark<<<blocks, 256>>>(n, threshold, values, pos);
-    serial_exclusive_scan<<<1, 1>>>(n, pos, count);
-    scatter<<<blocks, 256>>>(n, threshold, values, pos, count, kept_index, kept_value);
+    flag_and_block_scan<<<blocks, kBlock>>>(n, threshold, values, slot, block_sums);
+    serial_block_offsets<<<1, 1>>>(blocks, block_sums, count);
+    scatter<<<blocks, kBlock>>>(n, threshold, values, slot, block_sums, count, kept_index, kept_value);
 }

@@ -12,6 +12,10 @@ def generate(sizes, rng):
     for _ in range(3):
         fz, fy, fx = rng.uniform(1.0, 5.0, 3).astype(np.float32)
         pz, py, px = rng.uniform(0.0, 2 * np.pi, 3).astype(np.float32)
-        u += np.sin(2 * np.pi * fz * z + pz) * np.sin(2 * np.pi * fy * y + py) * np.sin(2 * np.pi * fx * x + px)
+        u += (
+            np.sin(2 * np.pi * fz * z + pz)
+            * np.sin(2 * np.pi * fy * y + py)
+            * np.sin(2 * np.pi * fx * x + px)
+        )
     u += rng.standard_normal((nz, ny, nx), dtype=np.float32) * np.float32(0.05)
     return {"u": u.reshape(-1)}

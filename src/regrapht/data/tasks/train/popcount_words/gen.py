@@ -10,6 +10,11 @@ def generate(sizes: dict, rng: np.random.Generator) -> dict:
     n = sizes["n"]
     words = _words(rng, n)
     sparse = np.flatnonzero(rng.random(n) < 0.125)
-    mask = _words(rng, sparse.size) & _words(rng, sparse.size) & _words(rng, sparse.size) & _words(rng, sparse.size)
+    mask = (
+        _words(rng, sparse.size)
+        & _words(rng, sparse.size)
+        & _words(rng, sparse.size)
+        & _words(rng, sparse.size)
+    )
     words[sparse] &= mask
     return {"words": words}
