@@ -97,12 +97,19 @@ class Evaluator:
         self.workdir = Path(tempfile.mkdtemp(prefix="regrapht-eval-", dir=_scratch_root()))
         self._tests: dict[str, TestReference] = {}
         self._benches: dict[str, Future] = {}
-        self._bench_lock = threading.Lock()
+        self._bench_lock = threading.Condition()
         self._prefetcher: ThreadPoolExecutor | None = None
+        self._prefetched: set[str] = set()  # built ahead and not yet released
+        self._released: set[str] = set()
+        self._lookahead = 2
+        self._closing = False
         self._device: dict[str, Any] | None = None
         self._jobs = itertools.count()
 
     def close(self) -> None:
+        with self._bench_lock:
+            self._closing = True
+            self._bench_lock.notify_all()
         if self._prefetcher is not None:
             self._prefetcher.shutdown(wait=True, cancel_futures=True)
         self.compiler.close()
@@ -259,23 +266,40 @@ class Evaluator:
         return future.result()
 
     def prefetch(self, tasks: list[Task], threads: int = 1) -> None:
-        """Build bench references in the background while candidates run on the device. One thread
-        (the default) keeps serial timings from competing with each other; more finish sooner on a
-        machine with cores to spare, at the cost of some noise in the serial baseline."""
+        """Build bench references in the background while candidates run on the device, at most
+        `threads + 1` ahead of the tasks released so far (bench data can take gigabytes each). One
+        thread (the default) keeps serial timings from competing with each other; more finish sooner
+        on a machine with cores to spare, at the cost of some noise in the serial baseline."""
         if not self.config.timing:
             return
         if self._prefetcher is None:
             self._prefetcher = ThreadPoolExecutor(
                 max_workers=threads, thread_name_prefix="regrapht-reference"
             )
+            self._lookahead = threads + 1
         for task in {str(t.root): t for t in tasks}.values():
-            self._prefetcher.submit(self._bench_reference, task)
+            self._prefetcher.submit(self._prefetch_one, task)
+
+    def _prefetch_one(self, task: Task) -> None:
+        key = str(self._task_dir(task))
+        with self._bench_lock:
+            while (
+                len(self._prefetched) >= self._lookahead and key not in self._released and not self._closing
+            ):
+                self._bench_lock.wait(timeout=1.0)
+            if self._closing or key in self._released or key in self._benches:
+                return  # done already, or being built by a candidate that needed it first
+            self._prefetched.add(key)
+        self._bench_reference(task)
 
     def release(self, task: Task) -> None:
         """Forget a task's bench data (its files and arrays) once no candidate needs it."""
         key = str(self._task_dir(task))
         with self._bench_lock:
             future = self._benches.pop(key, None)
+            self._released.add(key)
+            self._prefetched.discard(key)
+            self._bench_lock.notify_all()
         if future is not None and future.done() and future.exception() is None:
             shutil.rmtree(future.result().dir, ignore_errors=True)
 
