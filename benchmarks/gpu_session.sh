@@ -21,7 +21,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 fi
 if [ "$what" = suite ]; then
   # TASK_IDS: space-separated ids (default: every shipped task)
-  timeout 560 python3 -m regrapht.cli tasks check ${TASK_IDS:-} --gpu --reference-threads ${REF_THREADS:-4} \
+  timeout 560 python3 -m regrapht.cli tasks check ${TASK_IDS:-} --gpu --reference-threads ${REF_THREADS:-4} ${CHECK_ARGS:-} \
     --out "$OUT/suite_check.json" 2>&1 | tee "$OUT/suite_check.txt" | grep -v "^ok " | tail -80
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

@@ -12,7 +12,7 @@ from rich.progress import Progress
 from rich.syntax import Syntax
 from rich.table import Table
 
-from regrapht.eval import EvalConfig
+from regrapht.eval import EvalConfig, TimingConfig
 from regrapht.eval.suitecheck import check_tasks
 from regrapht.tasks import TaskError, builtin_tasks_root, find_task, iter_task_dirs, load_task
 
@@ -117,6 +117,8 @@ def check_command(
     ),
     split: str = typer.Option(None, help="Only this split."),
     out: Path = typer.Option(None, help="Write the full results as JSON here."),
+    budget: float = typer.Option(1.0, min=0.05, help="Seconds of timing per kernel evaluation."),
+    serial_budget: float = typer.Option(3.0, min=0.05, help="Seconds of timing for each serial reference."),
     reference_threads: int = typer.Option(
         1, min=1, help="Build bench references on this many threads (faster; serial timings get noisier)."
     ),
@@ -135,8 +137,13 @@ def check_command(
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("checking tasks", total=len(tasks))
 
+        done: list = []
+
         def advance(check) -> None:
             progress.advance(bar)
+            done.append(check)
+            if out:  # rewritten after every task, so an interrupted check keeps what it measured
+                out.write_text(json.dumps([c.to_dict() for c in done], indent=2))
             mark = "[green]ok[/]" if check.ok else "[red]FAIL[/]"
             console.print(
                 f"{mark} {check.task_id}"
@@ -145,7 +152,11 @@ def check_command(
             )
 
         results = check_tasks(
-            tasks, gpu=gpu, config=EvalConfig(), on_result=advance, reference_threads=reference_threads
+            tasks,
+            gpu=gpu,
+            config=EvalConfig(timing_config=TimingConfig(budget_s=budget, serial_budget_s=serial_budget)),
+            on_result=advance,
+            reference_threads=reference_threads,
         )
     data = [r.to_dict() for r in results]
     if out:
