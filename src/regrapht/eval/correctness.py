@@ -51,26 +51,10 @@ def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> M
             float("inf"),
             float("inf"),
         )
-    if expected.dtype.kind != "f":
-        bad = actual != expected
-        abs_err = rel_err = float("nan")
+    if expected.dtype.kind == "f":
+        bad, abs_err, rel_err = _float_mismatches(actual, expected, tolerance)
     else:
-        a, e = actual.astype(np.float64), expected.astype(np.float64)
-        nan_a, nan_e = np.isnan(a), np.isnan(e)
-        inf_a, inf_e = np.isinf(a), np.isinf(e)
-        bad = (nan_a != nan_e) | ((inf_a | inf_e) & ~(nan_a | nan_e) & (a != e))
-        finite = ~(nan_a | nan_e | inf_a | inf_e)
-        diff = np.zeros_like(a)
-        np.subtract(a, e, out=diff, where=finite)
-        diff = np.abs(diff)
-        if tolerance.kind == "exact":
-            bad |= finite & (diff != 0)
-        else:
-            bad |= finite & (diff > tolerance.atol + tolerance.rtol * np.abs(e))
-        abs_err = float(diff.max()) if diff.size else 0.0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rel = np.where(finite & (e != 0), diff / np.abs(e), 0.0)
-        rel_err = float(rel.max()) if rel.size else 0.0
+        bad, abs_err, rel_err = actual != expected, float("nan"), float("nan")
     count = int(np.count_nonzero(bad))
     if count == 0:
         return None
@@ -78,6 +62,24 @@ def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> M
     return Mismatch(
         count, expected.size, first, expected[first].item(), actual[first].item(), abs_err, rel_err
     )
+
+
+@np.errstate(invalid="ignore", over="ignore", divide="ignore")
+def _float_mismatches(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance):
+    a, e = actual.astype(np.float64), expected.astype(np.float64)
+    nan_a, nan_e = np.isnan(a), np.isnan(e)
+    inf_a, inf_e = np.isinf(a), np.isinf(e)
+    bad = (nan_a != nan_e) | ((inf_a | inf_e) & ~(nan_a | nan_e) & (a != e))
+    finite = ~(nan_a | nan_e | inf_a | inf_e)
+    diff = np.zeros_like(a)
+    np.subtract(a, e, out=diff, where=finite)
+    diff = np.abs(diff)
+    if tolerance.kind == "exact":
+        bad |= finite & (diff != 0)
+    else:
+        bad |= finite & (diff > tolerance.atol + tolerance.rtol * np.abs(e))
+    rel = np.where(finite & (e != 0), diff / np.abs(e), 0.0)
+    return bad, (float(diff.max()) if diff.size else 0.0), (float(rel.max()) if rel.size else 0.0)
 
 
 def max_errors(actual: np.ndarray, expected: np.ndarray) -> tuple[float, float]:

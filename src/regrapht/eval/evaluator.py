@@ -677,10 +677,13 @@ class Evaluator:
         cand = ev.timings["candidate"]
         if target == "cuda":
             slack = self.config.event_host_slack
-            if cand["host_median_s"] > slack * cand["event_median_s"] + 100e-6:
+            # Work hidden from the calling stream inflates every call's host time; a loaded CPU only
+            # delays some calls, so the fastest tenth of host times is compared.
+            host_fast = float(np.percentile(samples["candidate"]["host"], 10))
+            if host_fast > slack * cand["event_median_s"] + 100e-6:
                 ev.status = "integrity_violation"
                 ev.message = (
-                    f"the call returned before its work was done: host time {cand['host_median_s'] * 1e3:.3f} ms "
+                    f"the call returned before its work was done: host time {host_fast * 1e3:.3f} ms (10th percentile) "
                     f"(bracketed by device synchronization) is far above the GPU event time "
                     f"{cand['event_median_s'] * 1e3:.3f} ms on the calling stream: work ran on a side stream "
                     f"or host thread the timing stream did not see"

@@ -4,6 +4,7 @@ bench size is large enough to measure the GPU rather than a launch."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -157,7 +158,11 @@ def check_tasks(
 ) -> list[TaskCheck]:
     gpu = bool(toolchain.gpus()) if gpu is None else gpu
     results = []
-    with Evaluator(config or EvalConfig()) as evaluator:
+    config = config or EvalConfig()
+    if config.jobs is None:
+        # Leave cores to the timed worker and the reference threads, so timings are not descheduled.
+        config.jobs = max(1, (os.cpu_count() or 2) - reference_threads - 2)
+    with Evaluator(config) as evaluator:
         # Every nvcc build starts now on the compile pool; the checks below then hit the cache.
         for task in tasks:
             for source in (task.naive_source(), _solution(task)):

@@ -372,8 +372,8 @@ class Worker:
                             "final": final,
                         }
                     )
-            if round_index % 8 == 0:
-                self.channel.send(event="timing_progress", round=round_index)
+            # Every round reports, so a slow but live kernel is never mistaken for a hang.
+            self.channel.send(event="timing_progress", round=round_index)
             if final:
                 break
             round_index += 1
