@@ -127,11 +127,15 @@ def test_plausibility_gate_flags_faster_than_physics(tmp_path):
     with Evaluator(EvalConfig(cache_dir=str(tmp_path))) as evaluator:
         evaluator._device = {"bandwidth_bytes_per_s": 3.0e12, "sm_count": 132, "clock_khz": 1_980_000}
         floor_s = 12 * 2**26 / 3.0e12
-        honest = Evaluation("saxpy", "cuda", "correct", "", "x", timings={"candidate": {"median_s": floor_s * 1.3}})
+        honest = Evaluation(
+            "saxpy", "cuda", "correct", "", "x", timings={"candidate": {"median_s": floor_s * 1.3}}
+        )
         evaluator._roofline(honest, task, "cuda")
         assert honest.status == "correct"
         assert honest.roofline["fraction_of_floor"] == pytest.approx(1 / 1.3)
-        cheat = Evaluation("saxpy", "cuda", "correct", "", "x", timings={"candidate": {"median_s": floor_s * 0.5}})
+        cheat = Evaluation(
+            "saxpy", "cuda", "correct", "", "x", timings={"candidate": {"median_s": floor_s * 0.5}}
+        )
         evaluator._roofline(cheat, task, "cuda")
         assert cheat.status == "integrity_violation"
         assert "faster than physics" in cheat.message
