@@ -110,7 +110,6 @@ def test_usage_errors_say_what_to_do(workdir: Path) -> None:
         (["optimize", "axpy_small", "--model", "offline", "--target", "cpu", "--param", "lam", *FAST], "NAME=VALUE"),
         (["optimize", "no_such_task", "--model", "offline", "--target", "cpu", *FAST], "no_such_task"),
         (["bench", "--split", "test", "--model", "openai:m@http://127.0.0.1:9/v1", "--target", "cpu", "--strategy", "standard", "--out", str(workdir / "x"), "--tasks", "nope", *FAST], "no test task"),
-        (["bench", "--split", "test", "--model", "offline", "--target", "cpu", "--strategy", "mcgs", "--out", str(workdir / "x"), *FAST], "needs a graph"),
         (["optimize", "axpy_small", "--model", "openai:m@http://127.0.0.1:9/v1?max_retries=0", "--target", "cpu", "--strategy", "standard", "--out", str(workdir / "down"), *FAST], "run the same command again"),
     ]  # fmt: skip
     for args, phrase in cases:

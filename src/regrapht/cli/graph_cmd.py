@@ -50,9 +50,9 @@ def _open_graph(path: Path | None, target: str) -> ReGraph:
     if not p.is_file():
         if path is None:
             _err().print(
-                f"[red]error:[/] no graph given and no shipped {target} graph at {p}: regrapht does not ship "
-                "graphs yet. Build one with `regrapht graph build TRAJECTORIES.jsonl --out G.json` and pass "
-                "`--graph G.json`."
+                f"[red]error:[/] no graph given and no shipped {target} graph at {p}. Shipped graphs: "
+                f"{', '.join(sorted(q.stem for q in p.parent.glob('*.json'))) or 'none'} (choose with --target). "
+                "Or build one with `regrapht graph build TRAJECTORIES.jsonl --out G.json` and pass `--graph G.json`."
             )
         else:
             _err().print(f"[red]error:[/] no graph file at {p}")
