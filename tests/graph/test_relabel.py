@@ -7,8 +7,8 @@ import pytest
 from regrapht.graph.build import build_graph
 from regrapht.graph.model import INITIAL, Node, ReGraph
 from regrapht.graph.relabel import ModelRelabeler, OfflineRelabeler, RelabelError
+from tests.chat_server import ScriptedChatServer
 
-from .chat_server import ScriptedChatServer
 from .conftest import RecordedVerifier
 
 

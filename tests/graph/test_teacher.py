@@ -9,8 +9,7 @@ from regrapht.cli import app
 from regrapht.graph.model import INITIAL
 from regrapht.graph.store import load_graph
 from regrapht.graph.trajectory import read_trajectories
-
-from .chat_server import ScriptedChatServer
+from tests.chat_server import ScriptedChatServer
 
 FIXTURE = Path(__file__).parent / "fixtures" / "saxpy_openmp.jsonl"
 

@@ -14,8 +14,8 @@ import pytest
 from regrapht.search import Budget, OfflinePolicy, SearchJob, make_strategy, open_search_model, run_searches
 from regrapht.search.offline import parse_step_prompt
 from regrapht.store import RunStore
+from tests.chat_server import CannedChatServer
 
-from .chat_server import CannedChatServer
 from .conftest import fenced, needs_gxx, offline_meta, recorded_code
 
 pytestmark = needs_gxx

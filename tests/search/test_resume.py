@@ -24,8 +24,8 @@ from regrapht.search import (
 )
 from regrapht.search.offline import parse_step_prompt
 from regrapht.store import RunStore
+from tests.chat_server import CannedChatServer
 
-from .chat_server import CannedChatServer
 from .conftest import FakeCoreEvaluator, fenced, marked, synthetic_graph
 
 STEPS = [
