@@ -148,3 +148,16 @@ def test_inputs_depend_on_the_secret(build_cache, vec_scale):
     a, b, a_again = first_input(b"one"), first_input(b"two"), first_input(b"one")
     assert (a == a_again).all()
     assert not (a == b).all()
+
+
+def test_custom_checker_accepts_any_valid_answer_and_guards_timed_calls(evaluator):
+    """check.py judges outputs with several valid answers, in the correctness cases and at the bench size."""
+    from regrapht.tasks import load_task
+    from tests.eval.conftest import HERE
+
+    task = load_task(HERE / "tasks" / "argmax_any")
+    honest = evaluator.evaluate(task, candidate("argmax_last.cpp"), "cpu")  # differs from serial, still valid
+    assert honest.status == "correct", honest.message
+    lazy = evaluator.evaluate(task, candidate("argmax_lazy.cpp"), "cpu")
+    assert lazy.status == "integrity_violation", lazy.message
+    assert "task checker:" in lazy.message and "behaves differently on later calls" in lazy.message
