@@ -55,9 +55,7 @@ def test_missing_shipped_graph_is_explained(tmp_path: Path, monkeypatch) -> None
     text = " ".join(r.output.split())
     assert r.exit_code == 2
     assert (
-        "no shipped cuda graph" in text
-        and "Shipped graphs: none" in text
-        and "regrapht graph build" in text
+        "no shipped cuda graph" in text and "Shipped graphs: none" in text and "regrapht graph build" in text
     )
 
 
