@@ -20,10 +20,12 @@ class Mismatch:
     max_abs_error: float
     max_rel_error: float
 
-    def describe(self, name: str, tolerance: Tolerance) -> str:
-        rule = "exactly" if tolerance.kind == "exact" else f"beyond {tolerance.describe()}"
+    def describe(self, name: str, tolerance: Tolerance, what: str | None = None) -> str:
+        rule = what or (
+            "differ exactly" if tolerance.kind == "exact" else f"differ beyond {tolerance.describe()}"
+        )
         return (
-            f"`{name}`: {self.count} of {self.total} elements differ {rule}; first at index "
+            f"`{name}`: {self.count} of {self.total} elements {rule}; first at index "
             f"{self.first_index}: expected {_fmt(self.expected)}, got {_fmt(self.actual)}"
             + (
                 f" (max abs error {self.max_abs_error:.3g}, max rel error {self.max_rel_error:.3g})"

@@ -567,7 +567,7 @@ class Evaluator:
         ]
         values = [{a.name: correctness.data(r[a.name], GUARD_BYTES, a) for a in task.arrays} for r in raw]
         problems: list[tuple[str, str]] = []
-        late = _late_writes(task, [v for v in values], [run.get("at_return", {}) for run in runs])
+        late = _late_writes(values, [run.get("at_return", {}) for run in runs])
         if late:
             problems.append(("integrity_violation", late))
         for arg in task.arrays:
@@ -584,7 +584,7 @@ class Evaluator:
                             (
                                 "integrity_violation",
                                 "modified an input the task declares read-only: "
-                                + mismatch.describe(arg.name, _EXACT).replace("differ exactly", "changed"),
+                                + mismatch.describe(arg.name, _EXACT, what="changed"),
                             )
                         )
                         break
@@ -648,7 +648,7 @@ class Evaluator:
             }
             for arg in task.written:
                 late = _late_writes(
-                    task, [{arg.name: actual[arg.name]}], [{arg.name: check["at_return"][arg.name]}]
+                    [{arg.name: actual[arg.name]}], [{arg.name: check["at_return"][arg.name]}]
                 )
                 if late:
                     ev.status, ev.message = (
@@ -803,9 +803,7 @@ def _phases(outcome: WorkerOutcome) -> dict[str, float]:
     return {k: round(v, 4) for k, v in phases.items()}
 
 
-def _late_writes(
-    task: Task, values: list[dict[str, np.ndarray]], at_return: list[dict[str, str]]
-) -> str | None:
+def _late_writes(values: list[dict[str, np.ndarray]], at_return: list[dict[str, str]]) -> str | None:
     """Outputs that changed after the function returned: work it left running outside the calling stream."""
     for run_values, snapshots in zip(values, at_return):
         for name, path in snapshots.items():

@@ -340,8 +340,7 @@ class Worker:
                     snapshots = self._snapshot(handles, nbytes) if check_this else {}
                     code = self.rt.synchronize()
                     t1 = time.perf_counter_ns()
-                    self._raise_if(code, f"in timed call {round_index + 1} of {lib}")
-                    self._sync_and_check(f"in timed call {round_index + 1} of {lib}")
+                    self._raise_if(code or self.rt.last_error(), f"in timed call {round_index + 1} of {lib}")
                     event_s = self.rt.elapsed_s(start_ev, end_ev)
                 else:
                     t0 = time.perf_counter_ns()
