@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: environment, GPU tests, the README's eval commands, benchmarks.
-# Usage (on the device): bash benchmarks/gpu_session.sh [tests|bench|all]   (logs go to $OUT)
+# Usage (on the device): bash benchmarks/gpu_session.sh [tests|bench|all|suite|probe]   (logs go to $OUT)
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -17,7 +17,11 @@ what=${1:-all}
 } 2>&1 | tee "$OUT/env.txt"
 if [ "$what" = tests ] || [ "$what" = all ]; then
   python3 -c "from regrapht import doctor; [print(('ok  ' if c.ok else 'MISS'), c.name, '|', c.detail) for c in doctor.run_checks()]" 2>&1 | tee "$OUT/doctor.txt"
-  timeout 540 python3 -m pytest -m gpu -q -rfE -p no:cacheprovider ${TEST_PATHS:-tests/eval tests/tasks tests/llm} 2>&1 | tee "$OUT/gpu_tests.txt" | tail -60
+  timeout ${TEST_TIMEOUT:-540} python3 -m pytest -m gpu -q -rfE -p no:cacheprovider ${TEST_PATHS:-tests/eval tests/tasks tests/llm} 2>&1 | tee "$OUT/gpu_tests.txt" | tail -60
+fi
+if [ "$what" = probe ]; then
+  timeout ${PROBE_TIMEOUT:-540} python3 benchmarks/size_probe.py --out "$OUT/probe.json" --threads ${REF_THREADS:-6} ${TASK_IDS:-} \
+    2>&1 | tee "$OUT/probe.txt" | tail -3
 fi
 if [ "$what" = suite ]; then
   # TASK_IDS: space-separated ids (default: every shipped task)

@@ -139,3 +139,54 @@ def test_plausibility_gate_flags_faster_than_physics(tmp_path):
         evaluator._roofline(cheat, task, "cuda")
         assert cheat.status == "integrity_violation"
         assert "faster than physics" in cheat.message
+
+
+def test_roofline_reports_the_declared_unit_but_gates_on_the_fastest(tmp_path):
+    """% of roofline uses the task's compute unit; only beating the architecture's fastest unit is a
+    violation, so an honest kernel that moves fp32 work onto tensor cores is never flagged."""
+    import dataclasses
+
+    from regrapht.eval import EvalConfig, Evaluation, Evaluator
+    from regrapht.tasks.model import Roofline
+
+    base = load_task(EXAMPLES / "saxpy")
+    task = dataclasses.replace(base, roofline=Roofline(bytes="0", flops="n * 1000000", compute="fp32"))
+    sm_hz = 132 * 1_980_000 * 1e3
+    fp32_floor = 2**26 * 1_000_000 / (sm_hz * 256)
+    with Evaluator(EvalConfig(cache_dir=str(tmp_path))) as evaluator:
+        evaluator._device = {
+            "bandwidth_bytes_per_s": 3.0e12,
+            "sm_count": 132,
+            "clock_khz": 1_980_000,
+            "cc_major": 9,
+            "cc_minor": 0,
+        }
+        tensor_speed = Evaluation(
+            "saxpy", "cuda", "correct", "", "x", timings={"candidate": {"median_s": fp32_floor / 4}}
+        )
+        evaluator._roofline(tensor_speed, task, "cuda")
+        assert tensor_speed.status == "correct"
+        assert tensor_speed.roofline["compute_unit"] == "fp32"
+        assert tensor_speed.roofline["fraction_of_floor"] == pytest.approx(4.0)
+        beyond_fp8 = Evaluation(
+            "saxpy", "cuda", "correct", "", "x", timings={"candidate": {"median_s": fp32_floor / 64}}
+        )
+        evaluator._roofline(beyond_fp8, task, "cuda")
+        assert beyond_fp8.status == "integrity_violation"
+        # An architecture without a table entry reports the bytes floor only, and says so.
+        evaluator._device.update(cc_major=7, cc_minor=5)
+        unknown = Evaluation(
+            "saxpy", "cuda", "correct", "", "x", timings={"candidate": {"median_s": fp32_floor}}
+        )
+        evaluator._roofline(unknown, task, "cuda")
+        assert unknown.roofline["flop_peak_per_s"] is None
+        assert "compute capability 7.5" in unknown.roofline["note"]
+
+
+def test_peak_table_covers_every_compute_unit():
+    from regrapht.eval import peaks
+    from regrapht.tasks.model import COMPUTE_UNITS
+
+    assert set(peaks.units()) == set(COMPUTE_UNITS)
+    assert peaks.unit_rate("9.0", "fp32") == 256
+    assert peaks.bound_rate("9.0") == 8192

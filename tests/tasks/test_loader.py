@@ -83,6 +83,7 @@ BROKEN = [
     ),
     (lambda t: "flavour = 3\n" + t, "unknown field(s) flavour"),
     (lambda t: t + "\nbandwidth = 3\n", "roofline: unknown field(s) bandwidth"),
+    (lambda t: t + '\ncompute = "fp4"\n', "roofline.compute: unknown unit 'fp4'"),
     (lambda t: t.replace('role = "inout"', 'role = "input"'), "only outputs and inouts are compared"),
     (
         lambda t: t.replace('role = "inout"', 'role = "input"').replace(

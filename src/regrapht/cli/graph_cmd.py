@@ -232,6 +232,9 @@ def build_command(
     tasks_root: Path = typer.Option(None, help="Folder of task folders. Default: the shipped tasks."),
     seeds: int = typer.Option(3, min=1, help="Random input sets per test size when verifying."),
     budget: float = typer.Option(2.0, min=0.05, help="Seconds of timing per evaluation when verifying."),
+    reference_threads: int = typer.Option(
+        2, min=1, help="Tasks whose bench data and serial timing are prepared ahead, in parallel."
+    ),
 ) -> None:
     """Build (or resume) a graph from trajectories: relabel, verify each step, merge (Algorithm 1).
 
@@ -283,6 +286,9 @@ def build_command(
             tasks_root, EvalConfig(seeds=seeds, timing_config=TimingConfig(budget_s=budget))
         )
     starter = verifier or EvalVerifier(tasks_root)
+    if verifier is not None:
+        done = {h for h, record in graph.ledger.items() if record.outcome in ("merged", "cut")}
+        verifier.prepare([t for t in items if t.hash not in done], target, reference_threads)
     counts = {"merged": 0, "cut": 0, "dropped": 0, "skipped": 0}
     progress = Progress(
         TextColumn("[bold]{task.description}"),

@@ -35,3 +35,4 @@ class EvalConfig:
     secret: bytes | None = None  # per-run secret for input seeds; random when None
     cache_dir: str | None = None
     jobs: int | None = None  # parallel compilations; all cores when None
+    spare_worker: bool = True  # start the next cuda worker (Python, CUDA context) during the current one

@@ -61,23 +61,11 @@ def _rss_bytes(pid: int) -> int:
     return 0
 
 
-def run_worker(
-    job: dict[str, Any],
-    job_path: Path,
-    idle_timeout_s: float,
-    total_timeout_s: float,
-    memory_limit_bytes: int,
-    env: dict[str, str] | None = None,
-    on_message: Callable[[dict[str, Any]], Reply] | None = None,
-) -> WorkerOutcome:
-    """Run one worker. `on_message` sees each message as it arrives and may answer "stop" (the parent
-    has its verdict: end the worker) or a dict, which is sent to the worker's stdin as a JSON line."""
-    job_path.write_text(json.dumps(job))
+def _spawn(first: str, after_fd: list[str], env: dict[str, str] | None) -> tuple[subprocess.Popen, int]:
+    """The worker's command line is `FIRST CHANNEL_FD [...]`: a job file, or `--spare` and a library."""
     read_fd, write_fd = os.pipe()
-    outcome = WorkerOutcome()
-    start = time.monotonic()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "regrapht.eval.worker", str(job_path), str(write_fd)],
+        [sys.executable, "-m", "regrapht.eval.worker", first, str(write_fd), *after_fd],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -86,6 +74,54 @@ def run_worker(
         env=env,
     )
     os.close(write_fd)
+    return proc, read_fd
+
+
+class SpareWorker:
+    """A worker process started ahead of its job: Python, NumPy and the CUDA context come up while
+    the previous candidate runs. It loads no candidate code until `run_worker` hands it a job, and
+    a spare that died in the meantime is replaced by a fresh process there."""
+
+    def __init__(self, libcudart: str, env: dict[str, str] | None = None):
+        self.libcudart = libcudart
+        self.proc, self.read_fd = _spawn("--spare", [libcudart], env)
+        self.started = time.monotonic()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def discard(self) -> None:
+        _kill_group(self.proc)
+        with contextlib.suppress(OSError):
+            os.close(self.read_fd)
+        for stream in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()  # type: ignore[union-attr]
+
+
+def run_worker(
+    job: dict[str, Any],
+    job_path: Path,
+    idle_timeout_s: float,
+    total_timeout_s: float,
+    memory_limit_bytes: int,
+    env: dict[str, str] | None = None,
+    on_message: Callable[[dict[str, Any]], Reply] | None = None,
+    spare: SpareWorker | None = None,
+) -> WorkerOutcome:
+    """Run one worker. `on_message` sees each message as it arrives and may answer "stop" (the parent
+    has its verdict: end the worker) or a dict, which is sent to the worker's stdin as a JSON line.
+    A live `spare` whose CUDA library matches the job's takes the job instead of a new process."""
+    job_path.write_text(json.dumps(job))
+    outcome = WorkerOutcome()
+    start = time.monotonic()
+    if spare is not None and spare.alive() and spare.libcudart == (job.get("libcudart") or ""):
+        proc, read_fd = spare.proc, spare.read_fd
+        _send_line(proc, str(job_path))
+    else:
+        if spare is not None:
+            spare.discard()
+        proc, read_fd = _spawn(str(job_path), [], env)
     last_activity = [time.monotonic()]
     # While the parent works on a message (say, preparing bench data), the worker waits on it:
     # that time counts toward neither timeout.
@@ -193,9 +229,13 @@ def run_worker(
 
 
 def _send(proc: subprocess.Popen, reply: dict[str, Any]) -> None:
+    _send_line(proc, json.dumps(reply))
+
+
+def _send_line(proc: subprocess.Popen, line: str) -> None:
     assert proc.stdin is not None
     try:
-        proc.stdin.write((json.dumps(reply) + "\n").encode())
+        proc.stdin.write((line + "\n").encode())
         proc.stdin.flush()
     except (BrokenPipeError, OSError):
         pass  # the worker is gone; its exit is reported by the main loop

@@ -66,6 +66,7 @@ class EvalVerifier:
         self._tasks: dict[str, Any] = {}
         self._evaluator: Any = None
         self._memo: dict[tuple[str, ...], Verdict] = {}
+        self._current: Any = None
 
     def __enter__(self) -> EvalVerifier:
         return self
@@ -99,8 +100,42 @@ class EvalVerifier:
             return code
         raise ValueError(f"unknown start kind {kind!r}")
 
+    def _open(self) -> Any:
+        if self._evaluator is None:  # one evaluator for the whole build: its caches and workers are reused
+            from regrapht.eval import Evaluator
+
+            self._evaluator = Evaluator(self.config).__enter__()
+        return self._evaluator
+
+    def prepare(self, trajectories: list[Any], target: str, reference_threads: int = 2) -> None:
+        """Start every step's compile on the CPU pool and the tasks' bench data in the background,
+        so the sequential verification finds them ready (a build is otherwise bound by nvcc).
+        Trajectories for another target or an unknown task are left to the build to report."""
+        evaluator = self._open()
+        kind = "cuda" if target == "cuda" else "cpu"
+        tasks: dict[str, Any] = {}
+        for traj in trajectories:
+            if traj.target != target:
+                continue
+            try:
+                task = self.task(traj.task)
+            except (LookupError, OSError, ValueError):
+                continue
+            tasks.setdefault(task.id, task)
+            submit = evaluator._submitter(task)
+            if kind == "cuda" and task.naive_source():
+                submit(task.naive_source(), kind)
+            for step in traj.steps:
+                submit(step.code, kind)
+        if evaluator.config.timing:
+            evaluator.prefetch(list(tasks.values()), threads=reference_threads)
+
     def __call__(self, check: StepCheck) -> Verdict:
         task = self.task(check.task)
+        if self._current is not None and self._current.id != task.id and self._evaluator is not None:
+            # Trajectories come grouped by task: the last task's bench data (gigabytes) can go.
+            self._evaluator.release(self._current)
+        self._current = task
         if check.step == 0 and check.start in ("serial", "naive"):
             baseline, baselines = check.start, None
         else:
@@ -109,11 +144,7 @@ class EvalVerifier:
         key = (check.task, check.target, baseline, check.before if baselines else "", check.after)
         if key in self._memo:
             return self._memo[key]
-        if self._evaluator is None:  # one evaluator for the whole build: its caches and workers are reused
-            from regrapht.eval import Evaluator
-
-            self._evaluator = Evaluator(self.config).__enter__()
-        ev = self._evaluator.evaluate(task, check.after, check.target, baselines)
+        ev = self._open().evaluate(task, check.after, check.target, baselines)
         speedup = None
         if ev.status == "correct":
             sp = (ev.speedups or {}).get(baseline)

@@ -9,6 +9,7 @@ from typing import Any
 from regrapht.tasks import expr, generators
 from regrapht.tasks.dtypes import DTYPES, dtype
 from regrapht.tasks.model import (
+    COMPUTE_UNITS,
     CONVENTIONS,
     DIFFICULTIES,
     ROLES,
@@ -288,9 +289,15 @@ def _joint(index: int, raw: Any, ctx: _Ctx, names: set[str]) -> JointGenerator:
 def _roofline(raw: Any, ctx: _Ctx, known: set[str]) -> Roofline:
     if not isinstance(raw, dict):
         raise ctx.fail("roofline", "expected a table with `bytes` and/or `flops` expressions")
-    if set(raw) - {"bytes", "flops"}:
-        raise ctx.fail("roofline", f"unknown field(s) {', '.join(sorted(set(raw) - {'bytes', 'flops'}))}")
+    if set(raw) - {"bytes", "flops", "compute"}:
+        unknown = ", ".join(sorted(set(raw) - {"bytes", "flops", "compute"}))
+        raise ctx.fail("roofline", f"unknown field(s) {unknown} (known: bytes, flops, compute)")
+    compute = raw.get("compute", "fp32")
+    if compute not in COMPUTE_UNITS:
+        raise ctx.fail("roofline.compute", f"unknown unit {compute!r} (known: {', '.join(COMPUTE_UNITS)})")
     for key, value in raw.items():
+        if key == "compute":
+            continue
         try:
             unknown = expr.names_in(str(value)) - known
         except expr.ExprError as exc:
@@ -300,6 +307,7 @@ def _roofline(raw: Any, ctx: _Ctx, known: set[str]) -> Roofline:
     return Roofline(
         bytes=str(raw["bytes"]) if "bytes" in raw else None,
         flops=str(raw["flops"]) if "flops" in raw else None,
+        compute=compute,
     )
 
 

@@ -10,6 +10,10 @@ from typing import Any, Literal
 from regrapht.tasks import expr
 from regrapht.tasks.dtypes import DType
 
+# What a task's operations run on (`[roofline] compute`); the peak of each, per GPU architecture,
+# is data: regrapht/data/gpu_peaks.toml.
+COMPUTE_UNITS = ("fp64", "fp32", "int32", "tf32_tensor", "fp16_tensor", "fp8_tensor")
+
 Role = Literal["size", "scalar", "input", "output", "inout"]
 ROLES: tuple[str, ...] = ("size", "scalar", "input", "output", "inout")
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
@@ -78,6 +82,9 @@ class JointGenerator:
 class Roofline:
     bytes: str | None = None
     flops: str | None = None
+    # The unit the operations run on, which sets the peak a kernel's "% of roofline" is judged
+    # against (the plausibility gate always uses the highest rate the GPU has, whatever this says).
+    compute: str = "fp32"
 
 
 @dataclass(frozen=True)
