@@ -5,32 +5,24 @@ Fast: reads files only, compiles and runs nothing."""
 
 from __future__ import annotations
 
-from importlib import resources
-from pathlib import Path
-
 import pytest
 
 from regrapht.graph.model import INITIAL
-from regrapht.graph.store import default_graph_path, dumps_graph, load_graph
-from regrapht.graph.trajectory import read_trajectories
+from regrapht.graph.store import default_graph_path, dumps_graph
 from regrapht.graph.validate import validate_graph
 from regrapht.tasks import find_task
 
-TRAJECTORIES = Path(str(resources.files("regrapht") / "data" / "trajectories" / "cpu"))
+from .shipped import authored_trajectories, shipped_graph
 
 
 @pytest.fixture(scope="module")
 def graph():
-    path = default_graph_path("cpu")
-    assert path.is_file(), f"the shipped cpu graph is missing: {path}"
-    return load_graph(path)
+    return shipped_graph("cpu")
 
 
 @pytest.fixture(scope="module")
 def authored():
-    files = sorted(TRAJECTORIES.glob("*.jsonl"))
-    assert files, f"no authored cpu trajectories under {TRAJECTORIES}"
-    return [t for f in files for _, t in read_trajectories(f)]
+    return authored_trajectories("cpu")
 
 
 def test_loads_and_validates(graph) -> None:

@@ -137,7 +137,7 @@ class Evaluator:
         """Evaluate (task, source, target) items: every compile starts at once on the CPU pool while
         earlier candidates run, one at a time, on the device. Verdicts equal one-at-a-time ones."""
         prepared = [self._prepare(task, source, target, {}) for task, source, target in items]
-        self.prefetch([task for task, _, _ in items])
+        self.prefetch([task for task, _, _ in items], threads=self.config.reference_threads)
         last_use = {str(task.root): i for i, (task, _, _) in enumerate(items)}
         results = []
         for i, p in enumerate(prepared):
