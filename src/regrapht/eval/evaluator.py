@@ -396,7 +396,13 @@ class Evaluator:
             "libs": libs,
             "check_libs": check_libs,
             "args": [
-                {"name": a.name, "role": a.role, "dtype": a.dtype.name, "array": a.is_array}
+                {
+                    "name": a.name,
+                    "role": a.role,
+                    "dtype": a.dtype.name,
+                    "array": a.is_array,
+                    "itemsize": a.dtype.numpy.itemsize,
+                }
                 for a in task.args
             ],
             "cases": [{"label": c.label, "dir": str(c.dir), "nbytes": c.nbytes} for c in cases],
@@ -662,16 +668,12 @@ class Evaluator:
                 arg.name: np.fromfile(check["files"][arg.name], dtype=np.uint8).view(arg.dtype.numpy)
                 for arg in task.written
             }
-            for arg in task.written:
-                late = _late_writes(
-                    [{arg.name: actual[arg.name]}], [{arg.name: check["at_return"][arg.name]}]
+            for name, where in sorted(check["late"].items()):
+                ev.status, ev.message = (
+                    "integrity_violation",
+                    f"in timed call {check['round'] + 1}: {_late_message(name, where['count'], where['first'])}",
                 )
-                if late:
-                    ev.status, ev.message = (
-                        "integrity_violation",
-                        f"in timed call {check['round'] + 1}: {late}",
-                    )
-                    return
+                return
             problem = None
             for arg in task.written:
                 assert arg.tolerance is not None
@@ -837,12 +839,16 @@ def _late_writes(values: list[dict[str, np.ndarray]], at_return: list[dict[str, 
             seen = np.fromfile(path, dtype=np.uint8).view(final.dtype)
             changed = np.flatnonzero(seen.view(np.uint8) != final.view(np.uint8)) // final.dtype.itemsize
             if changed.size:
-                return (
-                    f"the call returned before its work was done: {len(np.unique(changed))} elements of `{name}` "
-                    f"changed after it returned (first at index {int(changed[0])}); work left running on a side "
-                    "stream or host thread escapes the timer. Finish (or synchronize) all work before returning"
-                )
+                return _late_message(name, len(np.unique(changed)), int(changed[0]))
     return None
+
+
+def _late_message(name: str, count: int, first: int) -> str:
+    return (
+        f"the call returned before its work was done: {count} elements of `{name}` "
+        f"changed after it returned (first at index {first}); work left running on a side "
+        "stream or host thread escapes the timer. Finish (or synchronize) all work before returning"
+    )
 
 
 def _fmt_sizes(sizes: dict[str, int]) -> str:

@@ -1,5 +1,5 @@
-"""Spare workers: a process started ahead of its job takes the next job, and a dead or mismatched
-spare is never trusted with one."""
+"""The worker process: spares (a process started ahead of its job takes the next one; a dead or
+mismatched spare is never trusted with it), and late writes found in timed calls."""
 
 from __future__ import annotations
 
@@ -58,3 +58,39 @@ def test_a_spare_without_a_job_goes_away():
     spare = SpareWorker("")
     spare.discard()
     assert spare.proc.poll() is not None
+
+
+def test_late_writes_in_timed_calls_are_found_in_the_worker():
+    import numpy as np
+
+    from regrapht.eval.worker import late_elements
+
+    final = np.arange(64, dtype=np.float32).view(np.uint8)
+    assert late_elements(final.copy(), final, 4) is None
+    early = final.copy()
+    early[4 * 9 + 1] ^= 0xFF  # element 9, one byte
+    early[4 * 20 : 4 * 22] = 0  # elements 20 and 21
+    assert late_elements(early, final, 4) == {"count": 3, "first": 9}
+
+
+def test_a_late_write_reported_for_a_timed_call_is_an_integrity_violation(evaluator, vec_scale, tmp_path):
+    from regrapht.eval import Evaluation
+    from regrapht.eval.runner import WorkerOutcome
+
+    bench = evaluator._bench_reference(vec_scale)
+    files = {}
+    for arg in vec_scale.written:
+        path = tmp_path / f"{arg.name}.bin"
+        bench.sets[0].expected[arg.name].tofile(path)  # right values: only the late write is wrong
+        files[arg.name] = str(path)
+    name = vec_scale.written[0].name
+    check = {"lib": "candidate", "round": 3, "set": 0, "files": files, "final": True}
+    samples = {"candidate": {"host": [1e-3] * 5, "event": [1e-3] * 5}}
+    for late, status in (({}, "correct"), ({name: {"count": 7, "first": 3}}, "integrity_violation")):
+        outcome = WorkerOutcome(
+            messages=[{"event": "timing", "samples": samples, "checks": [dict(check, late=late)]}]
+        )
+        ev = Evaluation(vec_scale.id, "cpu", "correct", "", "x")
+        evaluator._judge_timing(ev, vec_scale, "cpu", bench, outcome)
+        assert ev.status == status, ev.message
+    assert ev.message.startswith("in timed call 4: the call returned before its work was done: 7 elements")
