@@ -190,3 +190,20 @@ def test_peak_table_covers_every_compute_unit():
     assert set(peaks.units()) == set(COMPUTE_UNITS)
     assert peaks.unit_rate("9.0", "fp32") == 256
     assert peaks.bound_rate("9.0") == 8192
+
+
+def test_nan_and_inf_must_match_even_under_an_infinite_tolerance():
+    import numpy as np
+
+    from regrapht.eval import correctness
+    from regrapht.tasks.model import Tolerance
+
+    loose = Tolerance("close", 0.0, float("inf"))
+    expected = np.array([1.0, np.inf, np.nan, 2.0], dtype=np.float32)
+    same = expected.copy()
+    assert correctness.compare(same, expected, loose) is None
+    for index, value in ((0, np.inf), (1, 5.0), (2, 0.0), (3, np.nan)):
+        actual = expected.copy()
+        actual[index] = value
+        mismatch = correctness.compare(actual, expected, loose)
+        assert mismatch is not None and mismatch.count == 1 and mismatch.first_index == index

@@ -34,6 +34,17 @@ def test_a_spare_takes_the_next_job(reference_job):
     assert len(outcome.all("case_done")) == cases
 
 
+def test_a_spare_whose_cuda_start_failed_runs_the_job_in_a_fresh_image(reference_job):
+    """A runtime that failed to start may stay failed: the job must not inherit it."""
+    job, job_dir, cases = reference_job
+    job = dict(job, libcudart="/nonexistent/libcudart.so")  # the spare's start-up fails
+    spare = SpareWorker(job["libcudart"])
+    outcome = run_worker(job, job_dir / "job.json", 10.0, 60.0, 1 << 30, spare=spare)
+    assert outcome.complete, outcome.output_head
+    assert outcome.last("hello")["pid"] == spare.proc.pid  # the same process, a new image
+    assert len(outcome.all("case_done")) == cases
+
+
 def test_a_dead_spare_is_replaced_by_a_fresh_process(reference_job):
     job, job_dir, cases = reference_job
     spare = SpareWorker(job["libcudart"])

@@ -52,3 +52,27 @@ def test_cpu_build_with_real_evaluation() -> None:
     assert "step 1 (unroll loops): wrong_answer" in cut.reason
     assert [i for i in validate_graph(g) if i.level == "error"] == []
     assert dumps_graph(loads_graph(dumps_graph(g))) == dumps_graph(g)
+
+
+def test_the_verifier_releases_bench_data_of_tasks_it_has_passed():
+    """Trajectories come grouped by task: moving on frees the last task's bench data and that of
+    prepared tasks whose trajectories were all dropped, so the prefetcher is never left waiting."""
+    from regrapht.graph.verify import EvalVerifier
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.released: list[str] = []
+
+        def release(self, task) -> None:
+            self.released.append(task.id)
+
+    verifier = EvalVerifier()
+    verifier._evaluator = recorder = Recorder()
+    verifier._prepared = ["saxpy", "sum_of_squares", "spmv_csr", "gemv"]
+    verifier._move_to(verifier.task("saxpy"))
+    assert recorder.released == []
+    verifier._move_to(verifier.task("spmv_csr"))  # sum_of_squares was dropped before verification
+    assert recorder.released == ["saxpy", "sum_of_squares"]
+    verifier._move_to(verifier.task("gemv"))
+    assert recorder.released == ["saxpy", "sum_of_squares", "spmv_csr"]
+    verifier._evaluator = None

@@ -116,3 +116,15 @@ def test_make_inputs_follows_the_task_and_the_seed():
     assert a["row_ptr"].dtype == np.int32 and a["row_ptr"][-1] == sizes["nnz"]
     assert all((a[k] == b[k]).all() for k in a)
     assert not (a["x"] == c["x"]).all()
+
+
+@pytest.mark.parametrize("field", ["smooth", "image", "noise"])
+@pytest.mark.parametrize("shape", [[1000], [37, 41], [9, 10, 11]])
+def test_grids_stay_within_their_range_in_the_target_precision(field, shape):
+    n = int(np.prod(shape))
+    for dtype, low, high in ((np.float32, 0.0, 0.7), (np.float32, 0.0, 255.0), (np.float64, -1.0, 1.0)):
+        params = {"shape": shape, "field": field, "low": low, "high": high}
+        out = generators.generate_array("grid", params, n, np.dtype(dtype), rng(3), {})
+        assert out.dtype == dtype and out.shape == (n,)
+        assert out.min() >= dtype(low) and out.max() <= dtype(high), (out.min(), out.max())
+        assert len(np.unique(out)) > n // 10

@@ -85,12 +85,13 @@ def _float_mismatches(actual: np.ndarray, expected: np.ndarray, tolerance: Toler
         limit = np.abs(e)
         limit *= rtol
         limit += atol
-        bad = ~(diff <= limit)  # NaN differences (NaN or Inf involved) are sorted out below
+        bad = ~(diff <= limit)
+        # NaN and Inf must match exactly, whatever the limit (an infinite one admits anything).
+        special = ~(np.isfinite(a) & np.isfinite(e))
+        if special.any():
+            same = (a == e) | (np.isnan(a) & np.isnan(e))
+            bad[special] = ~same[special]
         if bad.any():
-            special = ~(np.isfinite(a) & np.isfinite(e))
-            if special.any():
-                same = (a == e) | (np.isnan(a) & np.isnan(e))
-                bad[special] = ~same[special]
             n = int(np.count_nonzero(bad))
             if n and not count:
                 first = start + int(np.argmax(bad))

@@ -106,6 +106,7 @@ class Evaluator:
         self._device: dict[str, Any] | None = None
         self._jobs = itertools.count()
         self._spare: SpareWorker | None = None
+        self._cuda_runs = 0
         self._spare_lock = threading.Lock()
 
     def close(self) -> None:
@@ -306,12 +307,15 @@ class Evaluator:
             self._released.add(key)
             self._prefetched.discard(key)
             self._bench_lock.notify_all()
-        if future is not None and future.done() and future.exception() is None:
-            shutil.rmtree(future.result().dir, ignore_errors=True)
+        if future is not None:
+            # Still being built (by the prefetcher): its files go when the build ends.
+            future.add_done_callback(_remove_bench_files)
 
     def _build_bench_reference(self, task: Task) -> BenchReference:
         start = time.perf_counter()
-        root = self._task_dir(task) / "bench"
+        # A folder per build: a task released while its data was still being written, and needed
+        # again later, is built afresh beside the old files rather than into them.
+        root = self._task_dir(task) / f"bench{next(self._jobs)}"
         tc = self.config.timing_config
         try:
             sets = draw_bench_sets(task, root, tc.input_sets, self._seed_of(task))
@@ -504,8 +508,10 @@ class Evaluator:
             self.config.total_timeout_s,
             self._memory_limit(task),
             on_message=on_message,
-            spare=self._take_spare(job["libcudart"]) if uses_cuda else None,
+            spare=self._take_spare() if uses_cuda else None,
         )
+        if uses_cuda:
+            self._start_spare(job["libcudart"])
         hello = run.outcome.last("hello")
         if uses_cuda and hello and "bandwidth_bytes_per_s" in hello and self._device is None:
             self._device = hello
@@ -513,14 +519,22 @@ class Evaluator:
             raise run.bench_error
         return run
 
-    def _take_spare(self, libcudart: str) -> SpareWorker | None:
-        """The spare started during the previous candidate (None the first time), and a new one
-        for the next: its start-up overlaps this candidate's loading and correctness runs."""
-        if not self.config.spare_worker or self._closing:
-            return None
+    def _take_spare(self) -> SpareWorker | None:
+        """The spare started after the previous candidate, if any; the runner checks it is alive."""
         with self._spare_lock:
-            spare, self._spare = self._spare, SpareWorker(libcudart)
+            spare, self._spare = self._spare, None
         return spare
+
+    def _start_spare(self, libcudart: str) -> None:
+        """Start the next candidate's process now that this one is gone: its start-up overlaps the
+        verdict and the next compile, never a measurement, and no candidate shares the machine with
+        it. A single evaluation gets none (from the second cuda candidate of an evaluator on)."""
+        self._cuda_runs += 1
+        if not self.config.spare_worker or self._closing or self._cuda_runs < 2:
+            return
+        with self._spare_lock:
+            if self._spare is None:
+                self._spare = SpareWorker(libcudart)
 
     # ---- verdicts ----------------------------------------------------------------------------
     def _crash_message(self, outcome: WorkerOutcome) -> str | None:
@@ -808,6 +822,11 @@ def _bench_inputs(task: Task, bench_set: RefCase) -> dict[str, Any]:
         if arg.is_array and arg.is_read:
             values[arg.name] = np.load(bench_set.dir / f"{arg.name}.npy", mmap_mode="r")
     return values
+
+
+def _remove_bench_files(future: Future) -> None:
+    if future.exception() is None:
+        shutil.rmtree(future.result().dir, ignore_errors=True)
 
 
 def _phases(outcome: WorkerOutcome) -> dict[str, float]:

@@ -112,8 +112,17 @@ def late_elements(at_return: np.ndarray, final: np.ndarray, itemsize: int) -> di
     returned and after the device was synchronized, and the first of them; None when none do."""
     if np.array_equal(at_return, final):
         return None
-    changed = np.flatnonzero(at_return != final) // itemsize
-    return {"count": int(np.unique(changed).size), "first": int(changed[0])}
+    count, first = 0, -1
+    step = (1 << 22) // itemsize * itemsize  # whole elements per slice: memory stays small
+    for start in range(0, final.size, step):
+        differs = (
+            (at_return[start : start + step] != final[start : start + step]).reshape(-1, itemsize).any(axis=1)
+        )
+        n = int(np.count_nonzero(differs))
+        if n and first < 0:
+            first = start // itemsize + int(np.argmax(differs))
+        count += n
+    return {"count": count, "first": first}
 
 
 class Worker:
@@ -446,6 +455,9 @@ class Worker:
         return True
 
 
+_FRESH = "fresh"  # the spare's CUDA start-up failed: the job gets a fresh process image
+
+
 def _spare(libcudart: str) -> tuple[str, Any]:
     """A spare worker starts Python and the CUDA context before any job exists, so the next
     candidate does not wait for them; its job's path then arrives as one line on stdin."""
@@ -458,8 +470,8 @@ def _spare(libcudart: str) -> tuple[str, Any]:
             rt = CudaRuntime(libcudart)
             rt.init(0)
             ready = (rt, time.perf_counter() - t0)
-        except Exception:  # the job starts the usual way and reports the failure on its channel
-            ready = None
+        except Exception:
+            ready = _FRESH
     line = sys.stdin.readline().strip()
     if not line:  # the parent closed without a job: nothing ran
         os._exit(0)
@@ -471,6 +483,11 @@ def main(argv: list[str] | None = None) -> int:
     ready = None
     if argv[0] == "--spare":
         job_path, ready = _spare(argv[2] if len(argv) > 2 else "")
+        if ready is _FRESH:
+            # A runtime that failed to start (say, while a previous candidate held all GPU memory)
+            # may stay failed for the life of the process. The job must not inherit that: run it in
+            # a fresh image of this process (same pid and pipes, so the parent sees no difference).
+            os.execv(sys.executable, [sys.executable, "-m", "regrapht.eval.worker", job_path, argv[1]])
         argv = [job_path, argv[1]]
     job = json.loads(Path(argv[0]).read_text())
     channel = Channel(int(argv[1]))

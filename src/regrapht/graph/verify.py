@@ -67,6 +67,8 @@ class EvalVerifier:
         self._evaluator: Any = None
         self._memo: dict[tuple[str, ...], Verdict] = {}
         self._current: Any = None
+        self._prepared: list[str] = []  # task ids whose bench data `prepare` asked for, in order
+        self._released: set[str] = set()
 
     def __enter__(self) -> EvalVerifier:
         return self
@@ -111,6 +113,8 @@ class EvalVerifier:
         """Start every step's compile on the CPU pool and the tasks' bench data in the background,
         so the sequential verification finds them ready (a build is otherwise bound by nvcc).
         Trajectories for another target or an unknown task are left to the build to report."""
+        from regrapht.eval import screen
+
         evaluator = self._open()
         kind = "cuda" if target == "cuda" else "cpu"
         tasks: dict[str, Any] = {}
@@ -126,16 +130,31 @@ class EvalVerifier:
             if kind == "cuda" and task.naive_source():
                 submit(task.naive_source(), kind)
             for step in traj.steps:
-                submit(step.code, kind)
+                # Code the static screen blocks is never compiled, here as in the evaluator.
+                if not screen.blocking(screen.screen(step.code, target)):
+                    submit(step.code, kind)
+        self._prepared = list(tasks)
         if evaluator.config.timing:
             evaluator.prefetch(list(tasks.values()), threads=reference_threads)
 
+    def _move_to(self, task: Any) -> None:
+        """Trajectories come grouped by task: the bench data (gigabytes) of the task just finished,
+        and of prepared tasks the build passed over (dropped trajectories), can go. Releasing them
+        also lets the prefetcher move on to the tasks ahead."""
+        if self._evaluator is not None:
+            done = [self._current.id] if self._current is not None else []
+            if task.id in self._prepared:
+                done += self._prepared[: self._prepared.index(task.id)]
+            for task_id in dict.fromkeys(done):
+                if task_id not in self._released:
+                    self._released.add(task_id)
+                    self._evaluator.release(self.task(task_id))
+        self._current = task
+
     def __call__(self, check: StepCheck) -> Verdict:
         task = self.task(check.task)
-        if self._current is not None and self._current.id != task.id and self._evaluator is not None:
-            # Trajectories come grouped by task: the last task's bench data (gigabytes) can go.
-            self._evaluator.release(self._current)
-        self._current = task
+        if self._current is None or self._current.id != task.id:
+            self._move_to(task)
         if check.step == 0 and check.start in ("serial", "naive"):
             baseline, baselines = check.start, None
         else:

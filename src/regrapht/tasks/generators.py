@@ -163,6 +163,7 @@ def _grid(n, rng, p, sizes, dtype=None):
         values -= lo
         values *= work((high - low) / span)
         values += work(low)
+        np.clip(values, work(low), work(high), out=values)  # float32 rounding may overshoot by an ulp
     return values.reshape(-1)
 
 

@@ -12,7 +12,7 @@ from regrapht.tasks.dtypes import DType
 
 # What a task's operations run on (`[roofline] compute`); the peak of each, per GPU architecture,
 # is data: regrapht/data/gpu_peaks.toml.
-COMPUTE_UNITS = ("fp64", "fp32", "int32", "tf32_tensor", "fp16_tensor", "fp8_tensor")
+COMPUTE_UNITS = ("fp64", "fp32", "int32", "tf32_tensor", "fp16_tensor", "fp8_tensor", "int8_tensor")
 
 Role = Literal["size", "scalar", "input", "output", "inout"]
 ROLES: tuple[str, ...] = ("size", "scalar", "input", "output", "inout")
