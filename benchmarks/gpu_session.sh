@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: environment, GPU tests, the README's eval commands, benchmarks.
-# Usage (on the device): bash benchmarks/gpu_session.sh [tests|bench|all|suite|probe]   (logs go to $OUT)
+# Usage (on the device): bash benchmarks/gpu_session.sh [tests|bench|all|suite|probe|graph|compare]   (logs go to $OUT)
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -22,6 +22,20 @@ fi
 if [ "$what" = probe ]; then
   timeout ${PROBE_TIMEOUT:-540} python3 benchmarks/size_probe.py --out "$OUT/probe.json" --threads ${REF_THREADS:-6} ${TASK_IDS:-} \
     2>&1 | tee "$OUT/probe.txt" | tail -3
+fi
+if [ "$what" = graph ]; then
+  # Resume the cuda graph build from the shipped (partial) graph; copy $OUT/cuda.json back after.
+  cp src/regrapht/data/graphs/cuda.json "$OUT/cuda.json"
+  timeout ${GRAPH_TIMEOUT:-540} python3 -m regrapht.cli graph build --target cuda --out "$OUT/cuda.json" \
+    --seeds 2 --budget 0.25 --reference-threads 4 --no-embed src/regrapht/data/trajectories/cuda/*.jsonl \
+    > "$OUT/graph_build.txt" 2>&1
+  python3 -m regrapht.cli graph stats --graph "$OUT/cuda.json" 2>&1 | tee "$OUT/graph_stats.txt" | head -4
+fi
+if [ "$what" = compare ]; then
+  # MCGS vs random walk vs greedy with the offline policy (issue 7); resumable through its store.
+  timeout ${COMPARE_TIMEOUT:-540} python3 benchmarks/search_comparison.py --target cuda \
+    --graph ${GRAPH:-src/regrapht/data/graphs/cuda.json} --out "$OUT/search-cmp" --budgets 4,8,16,32 --seeds 10 \
+    2>&1 | tee "$OUT/search_comparison.txt" | tail -30
 fi
 if [ "$what" = suite ]; then
   # TASK_IDS: space-separated ids (default: every shipped task)
