@@ -5,6 +5,7 @@ bench size is large enough to measure the GPU rather than a launch."""
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ class TaskCheck:
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     measured: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0  # wall time of this task's check, to see where a suite run's time goes
 
     def fail(self, message: str) -> None:
         self.ok = False
@@ -173,11 +175,13 @@ def check_tasks(
         if gpu:
             evaluator.prefetch(tasks, threads=reference_threads)
         for task in tasks:
+            began = time.perf_counter()
             try:
                 check = check_task(task, evaluator, gpu)
             except Exception as exc:  # one broken task must not end the check of the others
                 check = TaskCheck(task.id, task.split, task.difficulty, task.category)
                 check.fail(f"internal error while checking: {type(exc).__name__}: {exc}")
+            check.seconds = round(time.perf_counter() - began, 2)
             results.append(check)
             if on_result is not None:
                 on_result(check)
