@@ -838,7 +838,7 @@ def _phases(outcome: WorkerOutcome) -> dict[str, float]:
         phases["startup"] = stamps["hello"]
         hello = outcome.last("hello") or {}
         if "context_s" in hello:
-            # A spare created its context before the job came, while the previous candidate ran.
+            # A spare created its context before its job came, after the previous worker had exited.
             phases["cuda_context_ahead" if hello.get("spare") else "cuda_context"] = hello["context_s"]
     if "loaded" in stamps and last_case is not None:
         phases["correctness"] = last_case - stamps["loaded"]
