@@ -37,6 +37,7 @@ from regrapht.eval.reference import (
 )
 from regrapht.eval.runner import Reply, SpareWorker, WorkerOutcome, run_worker
 from regrapht.eval.stats import speedup, summarize
+from regrapht.eval.worker import late_elements
 from regrapht.tasks import Task, Tolerance, derive_seed, load_checker
 from regrapht.tasks.expr import ExprError
 from regrapht.tasks.generators import GeneratorError
@@ -855,10 +856,11 @@ def _late_writes(values: list[dict[str, np.ndarray]], at_return: list[dict[str, 
     for run_values, snapshots in zip(values, at_return):
         for name, path in snapshots.items():
             final = run_values[name]
-            seen = np.fromfile(path, dtype=np.uint8).view(final.dtype)
-            changed = np.flatnonzero(seen.view(np.uint8) != final.view(np.uint8)) // final.dtype.itemsize
-            if changed.size:
-                return _late_message(name, len(np.unique(changed)), int(changed[0]))
+            changed = late_elements(
+                np.fromfile(path, dtype=np.uint8), final.view(np.uint8), final.dtype.itemsize
+            )
+            if changed:
+                return _late_message(name, changed["count"], changed["first"])
     return None
 
 

@@ -68,7 +68,6 @@ class EvalVerifier:
         self._memo: dict[tuple[str, ...], Verdict] = {}
         self._current: Any = None
         self._prepared: list[str] = []  # task ids whose bench data `prepare` asked for, in order
-        self._released: set[str] = set()
 
     def __enter__(self) -> EvalVerifier:
         return self
@@ -125,10 +124,10 @@ class EvalVerifier:
                 task = self.task(traj.task)
             except (LookupError, OSError, ValueError):
                 continue
-            tasks.setdefault(task.id, task)
             submit = evaluator._submitter(task)
-            if kind == "cuda" and task.naive_source():
-                submit(task.naive_source(), kind)
+            if task.id not in tasks and kind == "cuda" and task.naive_source():
+                submit(task.naive_source(), kind)  # the baseline every step of the task is timed with
+            tasks.setdefault(task.id, task)
             for step in traj.steps:
                 # Code the static screen blocks is never compiled, here as in the evaluator.
                 if not screen.blocking(screen.screen(step.code, target)):
@@ -142,13 +141,13 @@ class EvalVerifier:
         and of prepared tasks the build passed over (dropped trajectories), can go. Releasing them
         also lets the prefetcher move on to the tasks ahead."""
         if self._evaluator is not None:
+            order = self._prepared
             done = [self._current.id] if self._current is not None else []
-            if task.id in self._prepared:
-                done += self._prepared[: self._prepared.index(task.id)]
+            if task.id in order:
+                since = order.index(done[0]) if done and done[0] in order else 0
+                done += order[since : order.index(task.id)]
             for task_id in dict.fromkeys(done):
-                if task_id not in self._released:
-                    self._released.add(task_id)
-                    self._evaluator.release(self.task(task_id))
+                self._evaluator.release(self.task(task_id))
         self._current = task
 
     def __call__(self, check: StepCheck) -> Verdict:
