@@ -72,14 +72,22 @@ def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> M
 _CHUNK = 1 << 18
 
 
+def _float64_slices(actual: np.ndarray, expected: np.ndarray):
+    """(start, actual slice, expected slice), each slice in float64."""
+    for start in range(0, expected.size, _CHUNK):
+        yield (
+            start,
+            actual[start : start + _CHUNK].astype(np.float64),
+            expected[start : start + _CHUNK].astype(np.float64),
+        )
+
+
 @np.errstate(invalid="ignore", over="ignore")
 def _float_mismatches(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> tuple[int, int]:
     """(count, first index) of elements outside the tolerance; NaN and Inf must match exactly."""
     count, first = 0, 0
     atol, rtol = (0.0, 0.0) if tolerance.kind == "exact" else (tolerance.atol, tolerance.rtol)
-    for start in range(0, expected.size, _CHUNK):
-        a = actual[start : start + _CHUNK].astype(np.float64)
-        e = expected[start : start + _CHUNK].astype(np.float64)
+    for start, a, e in _float64_slices(actual, expected):
         diff = np.subtract(a, e)
         np.abs(diff, out=diff)
         limit = np.abs(e)
@@ -91,11 +99,10 @@ def _float_mismatches(actual: np.ndarray, expected: np.ndarray, tolerance: Toler
         if special.any():
             same = (a == e) | (np.isnan(a) & np.isnan(e))
             bad[special] = ~same[special]
-        if bad.any():
-            n = int(np.count_nonzero(bad))
-            if n and not count:
-                first = start + int(np.argmax(bad))
-            count += n
+        n = int(np.count_nonzero(bad))
+        if n and not count:
+            first = start + int(np.argmax(bad))
+        count += n
     return count, first
 
 
@@ -105,9 +112,7 @@ def max_errors(actual: np.ndarray, expected: np.ndarray) -> tuple[float, float]:
         return 0.0, 0.0
     worst_abs = worst_rel = 0.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for start in range(0, expected.size, _CHUNK):
-            a = actual[start : start + _CHUNK].astype(np.float64)
-            e = expected[start : start + _CHUNK].astype(np.float64)
+        for _, a, e in _float64_slices(actual, expected):
             finite = np.isfinite(a) & np.isfinite(e)
             diff = np.abs(np.where(finite, a - e, 0.0))
             rel = np.where(finite & (e != 0), diff / np.abs(e), 0.0)
