@@ -27,12 +27,15 @@ if [ "$what" = graph ]; then
   # Resume the cuda graph build from the shipped (partial) graph; copy $OUT/cuda.json back after.
   cp src/regrapht/data/graphs/cuda.json "$OUT/cuda.json"
   timeout ${GRAPH_TIMEOUT:-540} python3 -m regrapht.cli graph build --target cuda --out "$OUT/cuda.json" \
-    --seeds 2 --budget 0.25 --reference-threads 4 --no-embed src/regrapht/data/trajectories/cuda/*.jsonl \
+    --seeds 2 --budget 0.25 --reference-threads 4 --no-embed ${GRAPH_ARGS:-} src/regrapht/data/trajectories/cuda/*.jsonl \
     > "$OUT/graph_build.txt" 2>&1
   python3 -m regrapht.cli graph stats --graph "$OUT/cuda.json" 2>&1 | tee "$OUT/graph_stats.txt" | head -4
 fi
 if [ "$what" = compare ]; then
   # MCGS vs random walk vs greedy with the offline policy (issue 7); resumable through its store.
+  # A store carried in .cmp/ (the previous call's $OUT/search-cmp) seeds this one, so nothing is measured twice.
+  mkdir -p "$OUT/search-cmp"
+  [ -f .cmp/search_comparison.sqlite ] && cp .cmp/search_comparison.sqlite* "$OUT/search-cmp/"
   timeout ${COMPARE_TIMEOUT:-540} python3 benchmarks/search_comparison.py --target cuda \
     --graph ${GRAPH:-src/regrapht/data/graphs/cuda.json} --out "$OUT/search-cmp" --budgets 4,8,16,32 --seeds 10 \
     2>&1 | tee "$OUT/search_comparison.txt" | tail -30

@@ -84,7 +84,8 @@ def ground_truth(
     from regrapht.search.evaluate import EvalRequest
 
     truth: dict[str, dict[str, Any]] = {}
-    for task in tasks:
+    started = time.perf_counter()
+    for i, task in enumerate(tasks, 1):
         kernels = recorded_kernels(graph, policy, task)
         shas = sorted(kernels)
         outcomes = evals.evaluate_many([EvalRequest(task, kernels[s], target) for s in shas])
@@ -104,6 +105,12 @@ def ground_truth(
         correct = [r for r in rows if r["status"] == "correct" and r["reward"] is not None]
         best = max(correct, key=lambda r: (r["reward"], r["sha"]), default=None)
         truth[task.id] = {"kernels": rows, "best": best}
+        # progress, so a run stopped at a time limit still shows how far the measuring got
+        print(
+            f"ground truth {i}/{len(tasks)} {task.id}: {len(rows)} kernels, {evals.fresh} measured so far, "
+            f"{time.perf_counter() - started:.0f} s",
+            flush=True,
+        )
     return truth
 
 
@@ -261,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
                 ]
                 runs.extend(rows)
                 table[f"{name}@{budget}"] = {"strategy": name, "budget": budget, **summarize(rows)}
+                print(f"{name}@{budget}: {len(rows)} runs, {time.perf_counter() - started:.0f} s", flush=True)
         fresh = evals.fresh
         machine = evals.machine(args.target)
 

@@ -51,6 +51,37 @@ def test_failing_step_cuts_the_trajectory_and_is_recorded(trajs) -> None:
     assert rec.outcome == "cut" and rec.merged_steps == 2 and "step 1 (tiling): compile_error" in rec.reason
 
 
+def test_retry_cut_rebuilds_a_cut_trajectory_once_its_step_passes(trajs) -> None:
+    table = {("matmul", "bob", 1): ("compile_error", None, None)}
+    g = ReGraph("cuda")
+    build_graph(g, [trajs[1]], OfflineRelabeler(embedder=None), RecordedVerifier(trajs, table))
+    assert g.has_edge("parallelize", "shared_memory_tiling")
+    # a plain resume leaves the cut trajectory alone
+    verifier = RecordedVerifier(trajs)
+    report = build_graph(g, [trajs[1]], OfflineRelabeler(embedder=None), verifier)
+    assert report.skipped == 1 and not verifier.calls
+    # with retry_cut its failure example goes, and every step is verified again
+    verifier = RecordedVerifier(trajs)
+    report = build_graph(g, [trajs[1]], OfflineRelabeler(embedder=None), verifier, retry_cut=True)
+    assert (report.merged, report.cut, report.skipped) == (1, 0, 0)
+    assert len(verifier.calls) == len(trajs[1].steps)
+    (rec,) = g.ledger.values()
+    assert rec.outcome == "merged"
+    assert all(not ex.failed for _, ex in g.examples())
+    assert sorted(ex.step for _, ex in g.examples()) == list(range(len(trajs[1].steps)))
+
+
+def test_forget_trajectory_removes_its_examples_and_emptied_edges(trajs) -> None:
+    g = ReGraph("cuda")
+    build_graph(g, trajs[:2], OfflineRelabeler(embedder=None), RecordedVerifier(trajs))
+    h = trajs[1].hash
+    mine = sum(1 for _, ex in g.examples() if ex.trajectory == h)
+    others = sum(1 for _, ex in g.examples() if ex.trajectory != h)
+    assert g.forget_trajectory(h) == mine > 0
+    assert h not in g.ledger and sum(1 for _ in g.examples()) == others
+    assert all(e.examples for e in g.edges.values())
+
+
 def test_slower_steps_are_kept_as_negative_evidence(built: ReGraph) -> None:
     e = built.edge("grid_stride_loop", "loop_unrolling")
     (x,) = e.examples

@@ -9,7 +9,8 @@ import shutil
 import pytest
 
 from regrapht.eval import EvalConfig
-from regrapht.eval.suitecheck import check_tasks
+from regrapht.eval.suitecheck import check_tasks, solution_steps, steps_problem
+from regrapht.graph.taxonomy import load_taxonomy
 from regrapht.tasks import builtin_tasks_root, iter_task_dirs, load_task
 
 TASK_DIRS = list(iter_task_dirs(builtin_tasks_root()))
@@ -39,6 +40,18 @@ def test_the_suite_is_large_and_balanced():
     assert len({t.id for t in tasks}) == len(tasks)
     assert all(t.solution_path is not None for t in test)
     assert all(t.naive_path is not None for t in tasks if t.split != "example")
+
+
+def test_solution_steps_are_canonical_methods_in_their_tier():
+    names = {m.name for m in load_taxonomy()}
+    for d in TASK_DIRS:
+        task = load_task(d)
+        if task.solution_path is None:
+            continue
+        source = task.solution_path.read_text()
+        assert steps_problem(source, task.difficulty) is None, task.id
+        unknown = set(solution_steps(source) or []) - names
+        assert not unknown, f"{task.id}: not canonical methods: {sorted(unknown)}"
 
 
 @pytest.mark.parametrize("task_dir", TASK_DIRS, ids=[d.name for d in TASK_DIRS])

@@ -235,13 +235,19 @@ def build_command(
     reference_threads: int = typer.Option(
         2, min=1, help="Tasks whose bench data and serial timing are prepared ahead, in parallel."
     ),
+    retry_cut: bool = typer.Option(
+        False,
+        "--retry-cut",
+        help="Verify again the trajectories a failing step cut off the graph (after fixing their task).",
+    ),
 ) -> None:
     """Build (or resume) a graph from trajectories: relabel, verify each step, merge (Algorithm 1).
 
     Trajectories come from authored JSONL files and/or a teacher model (--teacher SPEC --task ID).
 
     The graph is saved after every trajectory; run the same command again to resume. Trajectories
-    already on the graph (same content hash) are skipped.
+    already on the graph (same content hash) are skipped; with --retry-cut, those a failing step cut
+    short are taken off and verified again.
     """
     from regrapht.graph.build import BuildEvent, build_graph
     from regrapht.graph.relabel import ModelRelabeler, OfflineRelabeler
@@ -287,7 +293,8 @@ def build_command(
         )
     starter = verifier or EvalVerifier(tasks_root)
     if verifier is not None:
-        done = {h for h, record in graph.ledger.items() if record.outcome in ("merged", "cut")}
+        settled = ("merged",) if retry_cut else ("merged", "cut")
+        done = {h for h, record in graph.ledger.items() if record.outcome in settled}
         verifier.prepare([t for t in items if t.hash not in done], target, reference_threads)
     counts = {"merged": 0, "cut": 0, "dropped": 0, "skipped": 0}
     progress = Progress(
@@ -325,6 +332,7 @@ def build_command(
                 starter.starting_code,
                 on_trajectory=on_trajectory,
                 on_step=on_step,
+                retry_cut=retry_cut,
             )
     finally:
         starter.close()

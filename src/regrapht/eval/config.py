@@ -30,7 +30,9 @@ class EvalConfig:
     memory_limit_gib: float = 16.0  # host memory of one worker
     reward_baseline: str = "serial"  # or "naive"
     compare_naive: bool = True  # time the task's naive.cu beside cuda candidates
-    plausibility_margin: float = 0.85  # flag times below this fraction of the physical floor
+    # Flag times below this fraction of the physical floor. The floor's bandwidth is a measured
+    # device-to-device copy, which read-mostly kernels beat: honest ones reached 110% on an H200.
+    plausibility_margin: float = 0.7
     event_host_slack: float = 1.5  # host time above event time by this factor (+100 us) means hidden work
     secret: bytes | None = None  # per-run secret for input seeds; random when None
     cache_dir: str | None = None

@@ -82,6 +82,37 @@ def _scratch_root() -> str | None:
     return None
 
 
+OWNER_FILE = "owner"  # in each evaluator's scratch folder: "pid start-time" of the process that made it
+
+
+def _process_start(pid: int) -> str | None:
+    """The start time of process `pid` (field 22 of /proc/PID/stat), None when it does not exist."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2 :].split()[19]
+
+
+def sweep_stale_scratch(root: str | None) -> list[Path]:
+    """Remove scratch folders of evaluators whose process is gone: one killed outright (SIGKILL, the
+    OOM killer) cannot clean up, and its bench data can hold gigabytes of /dev/shm. Folders of live
+    processes, and folders without an owner file, are left alone. Returns the folders removed."""
+    removed: list[Path] = []
+    if not Path("/proc/self/stat").exists():
+        return removed
+    for folder in Path(root or tempfile.gettempdir()).glob("regrapht-eval-*"):
+        try:
+            pid_text, started = (folder / OWNER_FILE).read_text().split()
+            pid = int(pid_text)
+        except (OSError, ValueError):
+            continue
+        if _process_start(pid) != started:  # gone, or its pid now belongs to another process
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
 def _params(task: Task) -> str:
     return task.signature[task.signature.index("(") + 1 : task.signature.rindex(")")]
 
@@ -95,7 +126,12 @@ class Evaluator:
         self.compiler = compiler or Compiler(
             Path(self.config.cache_dir) if self.config.cache_dir else None, jobs=self.config.jobs
         )
-        self.workdir = Path(tempfile.mkdtemp(prefix="regrapht-eval-", dir=_scratch_root()))
+        scratch = _scratch_root()
+        sweep_stale_scratch(scratch)
+        self.workdir = Path(tempfile.mkdtemp(prefix="regrapht-eval-", dir=scratch))
+        started = _process_start(os.getpid())
+        if started is not None:
+            (self.workdir / OWNER_FILE).write_text(f"{os.getpid()} {started}\n")
         self._tests: dict[str, TestReference] = {}
         self._benches: dict[str, Future] = {}
         self._bench_lock = threading.Condition()

@@ -18,6 +18,31 @@ from regrapht.eval.evaluator import Evaluator, ReferenceError, _params
 from regrapht.tasks import Task
 
 MIN_NAIVE_MS = 1.0  # a bench size whose naive kernel runs shorter measures launches, not the GPU
+# A best-known solution's distinct optimization steps set its task's tier (docs/suite.md).
+STEPS_BY_DIFFICULTY = {"easy": (1, 2), "medium": (3, 5), "hard": (6, None)}
+STEPS_PREFIX = "// steps:"
+
+
+def solution_steps(source: str) -> list[str] | None:
+    """The methods a solution.cu lists on its first line (`// steps: a, b, c`), or None."""
+    first = source.lstrip().splitlines()[0] if source.strip() else ""
+    if not first.startswith(STEPS_PREFIX):
+        return None
+    return [m.strip() for m in first[len(STEPS_PREFIX) :].split(",") if m.strip()]
+
+
+def steps_problem(source: str, difficulty: str) -> str | None:
+    """Why solution.cu's step list does not fit the task's difficulty, or None."""
+    steps = solution_steps(source)
+    if not steps:
+        return f"solution.cu must begin with `{STEPS_PREFIX} method, method, ...` (its optimization steps)"
+    if len(set(steps)) != len(steps):
+        return f"solution.cu lists a step twice: {', '.join(steps)}"
+    low, high = STEPS_BY_DIFFICULTY[difficulty]
+    if len(steps) < low or (high is not None and len(steps) > high):
+        span = f"{low} or more" if high is None else f"{low} to {high}"
+        return f"solution.cu lists {len(steps)} steps, but a {difficulty} task's solution takes {span}"
+    return None
 
 
 @dataclass
@@ -103,6 +128,9 @@ def check_task(task: Task, evaluator: Evaluator, gpu: bool, compiler: Compiler |
             result.fail(f"{label} does not compile with nvcc:\n{built.diagnostics}")
     if task.split == "test" and task.solution_path is None:
         result.fail("test tasks need solution.cu, the best-known solution")
+    solution = _solution(task)
+    if solution is not None and (problem := steps_problem(solution, task.difficulty)):
+        result.fail(problem)
     if gpu and result.ok:
         _check_on_gpu(task, evaluator, result)
     return result

@@ -72,16 +72,21 @@ def build_graph(
     node_factory: NodeFactory | None = None,
     on_trajectory: Callable[[BuildEvent], None] | None = None,
     on_step: Callable[[StepCheck], None] | None = None,
+    retry_cut: bool = False,
 ) -> BuildReport:
     """Merge `trajectories` into `graph` (in place). `verifier` None means steps are recorded
     unverified. `on_trajectory` runs after each trajectory (save the graph there to checkpoint);
-    `on_step` runs before each step is verified (progress)."""
+    `on_step` runs before each step is verified (progress). `retry_cut` takes trajectories that a
+    step failure cut off the graph and builds them again (after their task or tolerance was fixed)."""
     verify = verifier or unverified
     start_of = starting_code or _no_task_code
     report = BuildReport()
     for index, traj in enumerate(trajectories):
         h = traj.hash
         prior = graph.ledger.get(h)
+        if prior is not None and prior.outcome == "cut" and retry_cut:
+            graph.forget_trajectory(h)
+            prior = None
         if prior is not None and prior.outcome in ("merged", "cut"):
             report.skipped += 1
             if on_trajectory:

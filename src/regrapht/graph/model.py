@@ -346,6 +346,21 @@ class ReGraph:
             return sum(1 for r in self.ledger.values() if r.outcome != "dropped")
         return sum(len(e.examples) for e in self.in_edges(method))
 
+    def forget_trajectory(self, trajectory_hash: str) -> int:
+        """Take a trajectory's ledger entry and every example it contributed off the graph, so that a
+        later build verifies it again (after its task was fixed, say). Edges left without examples go
+        too; nodes stay. Returns the number of examples removed."""
+        self.ledger.pop(trajectory_hash, None)
+        removed = 0
+        for key in list(self.edges):
+            edge = self.edges[key]
+            kept = [ex for ex in edge.examples if ex.trajectory != trajectory_hash]
+            removed += len(edge.examples) - len(kept)
+            edge.examples[:] = kept
+            if not kept:
+                del self.edges[key]
+        return removed
+
     def examples(self) -> Iterator[tuple[Edge, Example]]:
         for key in sorted(self.edges):
             edge = self.edges[key]

@@ -17,6 +17,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from regrapht.eval.record import Evaluation
@@ -35,6 +36,16 @@ from regrapht.tasks import Task
 
 MESSAGE_LIMIT = 2000  # characters of an evaluator message kept in an attempt
 REPEAT_SEED_STRIDE = 1_000_003  # the k-th repeat of a request samples with seed + k * stride
+
+
+@lru_cache(maxsize=4096)
+def recognized_methods(code: str, target: str) -> tuple[str, ...]:
+    """The shipped taxonomy's methods the recognizer sees in `code`. Cached: searches place the same
+    code again and again (a rollout revisits states, the offline policy replays recorded kernels), and
+    one recognition costs tens of milliseconds."""
+    from regrapht.graph.recognize import recognize
+
+    return tuple(recognize(code, target).names)
 
 
 @dataclass(frozen=True)
@@ -191,9 +202,7 @@ class SearchContext:
         return start
 
     def _recognize(self, code: str) -> tuple[str, ...]:
-        from regrapht.graph.recognize import recognize
-
-        return tuple(recognize(code, self.target).names)
+        return recognized_methods(code, self.target)
 
     def _place(self, method: str | None, recognized: Sequence[str]) -> tuple[str, ...]:
         """Where code sits on the graph. Code made by applying `method` sits at that method's node,
