@@ -41,8 +41,11 @@ if [ "$what" = compare ]; then
     2>&1 | tee "$OUT/search_comparison.txt" | tail -30
 fi
 if [ "$what" = suite ]; then
-  # TASK_IDS: space-separated ids (default: every shipped task)
-  timeout 560 python3 -m regrapht.cli tasks check ${TASK_IDS:-} --gpu --reference-threads ${REF_THREADS:-4} ${CHECK_ARGS:-} \
+  # TASK_IDS: space-separated ids (default: every shipped task). A results file carried in .suite/
+  # (the previous call's $OUT/suite_check.json) is resumed: unchanged tasks keep their results.
+  [ -f .suite/suite_check.json ] && cp .suite/suite_check.json "$OUT/suite_check.json"
+  timeout ${SUITE_TIMEOUT:-560} python3 -m regrapht.cli tasks check ${TASK_IDS:-} --gpu --resume \
+    --reference-threads ${REF_THREADS:-4} ${CHECK_ARGS:-} \
     --out "$OUT/suite_check.json" 2>&1 | tee "$OUT/suite_check.txt" | grep -v "^ok " | tail -80
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

@@ -359,9 +359,11 @@ def _print_result(console: Console, result: Any, out_dir: Path, report: Path) ->
         path = " -> ".join(["start"] + [a.method or a.kind for a in result.path()])
         console.print(f"path: {path}")
     s = result.spent
+    # the budget's "GPU-seconds" are evaluator worker seconds, which run on the CPU for the cpu target
+    seconds = "GPU-seconds" if result.target == "cuda" else "worker-seconds"
     console.print(
         f"spent: {s.generations} generations ({s.failed_generations} without code), {s.tokens} tokens, "
-        f"{s.gpu_seconds:.2f} GPU-seconds, {s.evaluations} evaluations ({s.evaluations_reused} from the store); "
+        f"{s.gpu_seconds:.2f} {seconds}, {s.evaluations} evaluations ({s.evaluations_reused} from the store); "
         f"stopped: {result.stopped}"
     )
     best_file = (

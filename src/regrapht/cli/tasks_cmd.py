@@ -12,8 +12,8 @@ from rich.progress import Progress
 from rich.syntax import Syntax
 from rich.table import Table
 
-from regrapht.eval import EvalConfig, TimingConfig
-from regrapht.eval.suitecheck import check_tasks
+from regrapht.eval import EvalConfig, TimingConfig, toolchain
+from regrapht.eval.suitecheck import check_tasks, reusable_results
 from regrapht.tasks import TaskError, builtin_tasks_root, find_task, iter_task_dirs, load_task
 
 tasks_app = typer.Typer(help="The task suite: serial C++ functions to turn into CUDA.", no_args_is_help=True)
@@ -123,17 +123,42 @@ def check_command(
         1, min=1, help="Build bench references on this many threads (faster; serial timings get noisier)."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+    resume: bool = typer.Option(
+        False,
+        "--resume",
+        help="Keep the results already in --out for tasks whose files have not changed since (same GPU "
+        "mode), and check only the rest.",
+    ),
 ) -> None:
     """Validate tasks: the serial reference compiles, runs deterministically, and its outputs depend on
     the inputs and the seed (not constant, not zero); naive.cu and solution.cu compile with nvcc; on a
-    GPU, both pass and the bench size is long enough to measure. Exit status 1 if any task fails."""
+    GPU, both pass and the bench size is long enough to measure. Exit status 1 if any task fails.
+
+    --out is rewritten after every task, so a check that is stopped keeps what it measured, and
+    `--resume` with the same --out continues it."""
     broken: list[str] = []
+    console = Console(stderr=True)
     try:
         tasks = [find_task(i) for i in ids] if ids else _select(split, None, None, None, broken)
     except (TaskError, FileNotFoundError) as exc:
-        Console(stderr=True).print(f"[red]error:[/] {escape(str(exc))}")
+        console.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
-    console = Console(stderr=True)
+    kept: list[dict] = []
+    if resume:
+        if out is None:
+            console.print("[red]error:[/] --resume needs --out, the results file to continue")
+            raise typer.Exit(2)
+        if out.is_file():
+            try:
+                previous = json.loads(out.read_text())
+            except (OSError, json.JSONDecodeError) as exc:
+                console.print(f"[red]error:[/] cannot resume from {out}: {escape(str(exc))}")
+                raise typer.Exit(2) from None
+            on_gpu = bool(toolchain.gpus()) if gpu is None else gpu
+            reuse = reusable_results(previous if isinstance(previous, list) else [], tasks, on_gpu)
+            kept = [reuse[t.id] for t in tasks if t.id in reuse]
+            tasks = [t for t in tasks if t.id not in reuse]
+            console.print(f"resuming {out}: {len(kept)} kept, {len(tasks)} to check")
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("checking tasks", total=len(tasks))
 
@@ -143,7 +168,7 @@ def check_command(
             progress.advance(bar)
             done.append(check)
             if out:  # rewritten after every task, so an interrupted check keeps what it measured
-                out.write_text(json.dumps([c.to_dict() for c in done], indent=2))
+                out.write_text(json.dumps(kept + [c.to_dict() for c in done], indent=2))
             mark = "[green]ok[/]" if check.ok else "[red]FAIL[/]"
             console.print(
                 f"{mark} {check.task_id}"
@@ -158,14 +183,14 @@ def check_command(
             on_result=advance,
             reference_threads=reference_threads,
         )
-    data = [r.to_dict() for r in results]
+    data = kept + [r.to_dict() for r in results]
     if out:
         out.write_text(json.dumps(data, indent=2))
     if as_json:
         print(json.dumps(data, indent=2))
-    failed = [r.task_id for r in results if not r.ok] + broken
+    failed = [r["task_id"] for r in data if not r["ok"]] + broken
     console.print(
-        f"{len(results) + len(broken) - len(failed)} of {len(results) + len(broken)} tasks passed"
+        f"{len(data) + len(broken) - len(failed)} of {len(data) + len(broken)} tasks passed"
         + (f"; failed: {', '.join(failed)}" if failed else "")
     )
     raise typer.Exit(1 if failed else 0)

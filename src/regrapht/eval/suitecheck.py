@@ -56,6 +56,8 @@ class TaskCheck:
     warnings: list[str] = field(default_factory=list)
     measured: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0  # wall time of this task's check, to see where a suite run's time goes
+    task_hash: str = ""  # the task files checked (Task.content_hash): a resumed check redoes changed tasks
+    on_gpu: bool = False  # whether the GPU side ran
 
     def fail(self, message: str) -> None:
         self.ok = False
@@ -179,6 +181,21 @@ def _check_on_gpu(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
             measured["solution_roofline"] = best.roofline.get("fraction_of_floor")
 
 
+def reusable_results(
+    previous: list[dict[str, Any]], tasks: list[Task], gpu: bool
+) -> dict[str, dict[str, Any]]:
+    """Results of an earlier check (its JSON rows) that still hold: same task files, same GPU mode."""
+    current = {t.id: t.content_hash() for t in tasks}
+    return {
+        row["task_id"]: row
+        for row in previous
+        if isinstance(row, dict)
+        and row.get("task_id") in current
+        and row.get("task_hash") == current[row["task_id"]]
+        and bool(row.get("on_gpu")) == gpu
+    }
+
+
 def check_tasks(
     tasks: list[Task],
     gpu: bool | None = None,
@@ -210,6 +227,7 @@ def check_tasks(
                 check = TaskCheck(task.id, task.split, task.difficulty, task.category)
                 check.fail(f"internal error while checking: {type(exc).__name__}: {exc}")
             check.seconds = round(time.perf_counter() - began, 2)
+            check.task_hash, check.on_gpu = task.content_hash(), gpu
             results.append(check)
             if on_result is not None:
                 on_result(check)
