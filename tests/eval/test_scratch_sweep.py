@@ -10,7 +10,7 @@ import pytest
 
 from regrapht.eval import EvalConfig, Evaluator
 from regrapht.eval import evaluator as evaluator_mod
-from regrapht.eval.evaluator import OWNER_FILE, _process_start, sweep_stale_scratch
+from regrapht.eval.evaluator import OWNER_FILE, _pid_namespace, _process_start, sweep_stale_scratch
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc")
 
@@ -28,26 +28,28 @@ def test_only_folders_of_dead_owners_are_swept(tmp_path) -> None:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     started = _process_start(child.pid)
     child.wait()
-    dead = _folder(tmp_path, "dead", f"{child.pid} {started}")
-    live = _folder(tmp_path, "live", f"{os.getpid()} {_process_start(os.getpid())}")
-    reused_pid = _folder(tmp_path, "reused", f"{os.getpid()} 1")  # same pid, another start time
+    ns = _pid_namespace()
+    dead = _folder(tmp_path, "dead", f"{child.pid} {started} {ns}")
+    live = _folder(tmp_path, "live", f"{os.getpid()} {_process_start(os.getpid())} {ns}")
+    reused_pid = _folder(tmp_path, "reused", f"{os.getpid()} 1 {ns}")  # same pid, another start time
+    elsewhere = _folder(tmp_path, "elsewhere", f"{child.pid} {started} pid:[1]")  # another container
     unowned = _folder(tmp_path, "unowned", None)
     garbled = _folder(tmp_path, "garbled", "not a pid")
     other = tmp_path / "someone-else"
     other.mkdir()
     removed = sweep_stale_scratch(str(tmp_path))
     assert not dead.exists() and not reused_pid.exists()
-    assert live.exists() and unowned.exists() and garbled.exists() and other.exists()
+    assert live.exists() and unowned.exists() and garbled.exists() and other.exists() and elsewhere.exists()
     assert sorted(removed) == sorted([dead, reused_pid])
 
 
 def test_a_new_evaluator_sweeps_and_marks_its_own_folder(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(evaluator_mod, "_scratch_root", lambda: str(tmp_path))
-    stale = _folder(tmp_path, "stale", "999999999 12345")
+    stale = _folder(tmp_path, "stale", f"999999999 12345 {_pid_namespace()}")
     with Evaluator(EvalConfig(timing=False)) as ev:
         assert not stale.exists()
-        pid, started = (ev.workdir / OWNER_FILE).read_text().split()
-        assert int(pid) == os.getpid() and started == _process_start(os.getpid())
+        pid, started, ns = (ev.workdir / OWNER_FILE).read_text().split()
+        assert int(pid) == os.getpid() and started == _process_start(os.getpid()) and ns == _pid_namespace()
         # a second evaluator in the same process leaves the first one's folder alone
         with Evaluator(EvalConfig(timing=False)) as other:
             assert ev.workdir.exists() and other.workdir != ev.workdir

@@ -82,7 +82,15 @@ def _scratch_root() -> str | None:
     return None
 
 
-OWNER_FILE = "owner"  # in each evaluator's scratch folder: "pid start-time" of the process that made it
+OWNER_FILE = "owner"  # in each evaluator's scratch folder: "pid start-time pid-namespace" of its maker
+
+
+def _pid_namespace() -> str:
+    # A /dev/shm shared between containers holds folders whose pids mean nothing in ours.
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return "?"
 
 
 def _process_start(pid: int) -> str | None:
@@ -97,15 +105,19 @@ def _process_start(pid: int) -> str | None:
 def sweep_stale_scratch(root: str | None) -> list[Path]:
     """Remove scratch folders of evaluators whose process is gone: one killed outright (SIGKILL, the
     OOM killer) cannot clean up, and its bench data can hold gigabytes of /dev/shm. Folders of live
-    processes, and folders without an owner file, are left alone. Returns the folders removed."""
+    processes, folders made in another pid namespace, and folders without an owner file, are left
+    alone. Returns the folders removed."""
     removed: list[Path] = []
     if not Path("/proc/self/stat").exists():
         return removed
+    namespace = _pid_namespace()
     for folder in Path(root or tempfile.gettempdir()).glob("regrapht-eval-*"):
         try:
-            pid_text, started = (folder / OWNER_FILE).read_text().split()
+            pid_text, started, their_namespace = (folder / OWNER_FILE).read_text().split()
             pid = int(pid_text)
         except (OSError, ValueError):
+            continue
+        if their_namespace != namespace:
             continue
         if _process_start(pid) != started:  # gone, or its pid now belongs to another process
             shutil.rmtree(folder, ignore_errors=True)
@@ -131,7 +143,7 @@ class Evaluator:
         self.workdir = Path(tempfile.mkdtemp(prefix="regrapht-eval-", dir=scratch))
         started = _process_start(os.getpid())
         if started is not None:
-            (self.workdir / OWNER_FILE).write_text(f"{os.getpid()} {started}\n")
+            (self.workdir / OWNER_FILE).write_text(f"{os.getpid()} {started} {_pid_namespace()}\n")
         self._tests: dict[str, TestReference] = {}
         self._benches: dict[str, Future] = {}
         self._bench_lock = threading.Condition()
