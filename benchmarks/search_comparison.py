@@ -66,6 +66,19 @@ def build_fixture_graph(path: Path, trajectories: Path, tasks_root: Path, config
     return graph
 
 
+def task_edges_graph(graph: Any, task_id: str) -> Any:
+    """The graph with only the edges that the task's own trajectories took. Each edge keeps all its
+    examples, so the priors a strategy reads are the full graph's. It is an environment without dead
+    edges: it separates how a strategy searches from what the edges a task never recorded cost it."""
+    from regrapht.graph.store import graph_from_dict, graph_to_dict
+
+    sub = graph_from_dict(graph_to_dict(graph))
+    for key in list(sub.edges):
+        if not any(ex.task == task_id for ex in sub.edges[key].examples):
+            del sub.edges[key]
+    return sub
+
+
 def recorded_kernels(graph: Any, policy: Any, task: Any) -> dict[str, str]:
     """Distinct recorded `after` codes of a task, as a search reads them from the policy, by hash."""
     from regrapht.search.record import code_hash
@@ -182,18 +195,31 @@ def main(argv: list[str] | None = None) -> int:
         "--tasks-root", type=Path, help="task folders (default: shipped tasks; cpu fixtures when built)"
     )
     ap.add_argument("--split", default="train")
+    ap.add_argument("--skip-tasks", default="", help="comma-separated task ids to leave out")
     ap.add_argument("--strategies", default="mcgs,walk,greedy")
     ap.add_argument("--budgets", default="4,8,16")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--eval-budget", type=float, default=None, help="timing seconds per evaluation")
     ap.add_argument("--out", type=Path, default=Path("search-comparison"))
     ap.add_argument("--store", type=Path, help="run store (default: OUT/search_comparison.sqlite)")
+    ap.add_argument(
+        "--replay-machine",
+        metavar="NAME",
+        help="search from evaluations recorded on machine NAME in the store (e.g. 'gpu:NVIDIA H200'), "
+        "measuring nothing: the searches of a GPU run can be replayed anywhere from its carried store",
+    )
+    ap.add_argument(
+        "--task-edges-only",
+        action="store_true",
+        help="ablation: each task searches the graph cut down to the edges its own trajectories took",
+    )
     args = ap.parse_args(argv)
 
     from regrapht.eval import EvalConfig, Evaluator, TimingConfig
     from regrapht.graph.store import default_graph_path, load_graph
     from regrapht.search import (
         Budget,
+        EvalRequest,
         EvalService,
         OfflinePolicy,
         SearchJob,
@@ -224,7 +250,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{graph_path} is a {graph.target} graph, not {args.target}", file=sys.stderr)
         return 2
     with_steps = {ex.task for _, ex in graph.examples()}
-    tasks = [t for t in load_suite(tasks_root) if t.split == args.split and t.id in with_steps]
+    skipped = {t.strip() for t in args.skip_tasks.split(",") if t.strip()}
+    tasks = [
+        t
+        for t in load_suite(tasks_root)
+        if t.split == args.split and t.id in with_steps and t.id not in skipped
+    ]
     if not tasks:
         print(f"no {args.split} task has recorded steps on {graph_path}", file=sys.stderr)
         return 2
@@ -238,30 +269,54 @@ def main(argv: list[str] | None = None) -> int:
     table: dict[str, dict[str, Any]] = {}
     with RunStore(store_path) as raw_store, Evaluator(config) as evaluator:
         store = SearchStore(raw_store)
-        evals = EvalService(evaluator, store)
+        replay = {args.target: args.replay_machine} if args.replay_machine else None
+        evals = EvalService(evaluator, store, machines=replay)
+        if args.replay_machine:
+            missing = sorted(
+                t.id
+                for t in tasks
+                for code in recorded_kernels(graph, policy, t).values()
+                if evals.lookup(evals.key(EvalRequest(t, code, args.target))) is None
+            )
+            if missing:
+                print(
+                    f"--replay-machine: {len(missing)} recorded kernels have no evaluation from "
+                    f"{args.replay_machine!r} in {store_path} (tasks: {', '.join(sorted(set(missing)))})",
+                    file=sys.stderr,
+                )
+                return 2
         truth = ground_truth(tasks, graph, policy, evals, args.target)
         tasks = [t for t in tasks if truth[t.id]["best"] is not None]
         print(
             f"{len(tasks)} tasks with a correct recorded kernel; {evals.fresh} new evaluations so far",
             flush=True,
         )
+        # One environment for all tasks, or (ablation) one cut-down graph per task.
+        if args.task_edges_only:
+            envs = []
+            for t in tasks:
+                sub = task_edges_graph(graph, t.id)
+                envs.append(([t], sub, graph_info(sub, None)))
+        else:
+            envs = [(tasks, graph, ginfo)]
         for name in strategies:
             for budget in budgets:
                 strategy = make_strategy(name)
-                jobs = [SearchJob(t, seed) for t in tasks for seed in range(args.seeds)]
-                results = run_searches(
-                    jobs,
-                    strategy=strategy,
-                    target=args.target,
-                    budget=Budget(budget),
-                    model=policy,
-                    model_meta=meta,
-                    evals=evals,
-                    graph=graph,
-                    graph_meta=ginfo,
-                    store=store,
-                    group=f"search-comparison:{name}:{budget}",
-                )
+                results = []
+                for env_tasks, env_graph, env_info in envs:
+                    results += run_searches(
+                        [SearchJob(t, seed) for t in env_tasks for seed in range(args.seeds)],
+                        strategy=strategy,
+                        target=args.target,
+                        budget=Budget(budget),
+                        model=policy,
+                        model_meta=meta,
+                        evals=evals,
+                        graph=env_graph,
+                        graph_meta=env_info,
+                        store=store,
+                        group=f"search-comparison:{name}:{budget}",
+                    )
                 rows = [
                     score_run(r, truth[r.task["id"]]["best"]) | {"strategy": name, "budget": budget}
                     for r in results
@@ -275,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(
         f"offline policy ({policy.label}); {len(tasks)} {args.split} tasks x {args.seeds} seeds; machine {machine}"
+        + ("; each task on its own recorded edges only" if args.task_edges_only else "")
     )
     header = f"{'strategy':10} {'budget':>6} {'found':>7} {'~found':>7} {'evals to best':>14} {'gens to best':>13} {'evals spent':>12} {'best/recorded':>14}"
     print(header)
@@ -291,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     report = {
         "benchmark": "search_comparison",
+        "environment": "task edges only" if args.task_edges_only else "full graph",
         "target": args.target,
         "split": args.split,
         "seeds": args.seeds,

@@ -61,8 +61,14 @@ class EvalService:
     """The evaluator with a cache in the run store (or in memory when no store is given)."""
 
     def __init__(
-        self, evaluator: Evaluator, store: SearchStore | None = None, chunk: int | None = None
+        self,
+        evaluator: Evaluator,
+        store: SearchStore | None = None,
+        chunk: int | None = None,
+        machines: dict[str, str] | None = None,
     ) -> None:
+        """`machines` names the machine whose evaluations a target reads and writes (default: this
+        one's), to replay searches elsewhere from a store measured on another machine."""
         self.evaluator = evaluator
         self.store = store
         # one chunk keeps the compile pool busy; its records are stored before the next chunk starts
@@ -70,7 +76,7 @@ class EvalService:
         self.config_hash = config_hash(evaluator.config)
         self._task_hash: dict[str, str] = {}
         self._memory: dict[str, Evaluation] = {}
-        self._machines: dict[str, str] = {}
+        self._machines: dict[str, str] = dict(machines or {})
         self.fresh = 0  # evaluations this service ran
         self.reused = 0  # evaluations it served from the store or memory
 
