@@ -129,6 +129,15 @@ def test_build_reports_bad_trajectory_file(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "t.jsonl:1" in r.output
 
 
+def test_retry_cut_needs_verification(tmp_path: Path) -> None:
+    src = tmp_path / "t.jsonl"
+    src.write_text("")
+    r = runner.invoke(
+        app, ["graph", "build", str(src), "--out", str(tmp_path / "g.json"), "--no-verify", "--retry-cut"]
+    )
+    assert r.exit_code == 2 and "--no-verify" in " ".join(r.output.split())
+
+
 def test_show_html(graph_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "g.html"
     r = runner.invoke(app, ["graph", "show", "--html", str(out), "--graph", str(graph_file)])

@@ -148,7 +148,8 @@ def test_evaluations_are_cached_per_task_target_code_config_and_machine(axpy, tm
         [o] = again.evaluate_many([EvalRequest(axpy, codes[3], "cpu")])
         assert o.reused and again.evaluator.calls == [] and o.evaluation.speedups["serial"]["value"] == 6.0
 
-        elsewhere = EvalService(FakeCoreEvaluator(TABLE), store, machines={"cpu": "cpu:another machine"})
+        elsewhere = EvalService(FakeCoreEvaluator(TABLE), store)
+        elsewhere._machines["cpu"] = "cpu:another machine"  # as if this store had travelled
         [o] = elsewhere.evaluate_many([EvalRequest(axpy, codes[3], "cpu")])
         assert not o.reused and elsewhere.evaluator.calls == ["PAB"]  # never reused across machines
 
@@ -160,6 +161,9 @@ def test_evaluations_are_cached_per_task_target_code_config_and_machine(axpy, tm
             and replay.evaluator.calls == []
             and o.key == elsewhere.key(EvalRequest(axpy, codes[3], "cpu"))
         )
+        with pytest.raises(LookupError, match="no stored evaluation"):  # a replay never measures
+            replay.evaluate_many([EvalRequest(axpy, codes[2], "cpu")])
+        assert replay.evaluator.calls == []
 
         other_config = FakeCoreEvaluator(TABLE)
         other_config.config = EvalConfig(seeds=7)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import regrapht
 from regrapht.cli import app
 from regrapht.eval.suitecheck import reusable_results
 from regrapht.tasks import load_task
@@ -51,6 +52,16 @@ def test_resume_keeps_unchanged_tasks_and_redoes_changed_ones(two_tasks, tmp_pat
     assert json.loads(out.read_text())[1]["task_hash"] == load_task(two_tasks[1]).content_hash()
 
 
+def test_resume_leaves_rows_of_unselected_tasks_in_the_file(two_tasks, tmp_path) -> None:
+    out = tmp_path / "check.json"
+    assert _check(*map(str, two_tasks), "--out", str(out)).exit_code == 0
+    before = json.loads(out.read_text())
+    again = _check(str(two_tasks[1]), "--out", str(out), "--resume")
+    assert again.exit_code == 0, again.output
+    assert "1 kept, 0 to check" in _flat(again.output)
+    assert json.loads(out.read_text()) == before
+
+
 def test_resume_needs_out_and_a_readable_file(two_tasks, tmp_path) -> None:
     assert _check(str(two_tasks[0]), "--resume").exit_code == 2
     bad = tmp_path / "bad.json"
@@ -59,10 +70,22 @@ def test_resume_needs_out_and_a_readable_file(two_tasks, tmp_path) -> None:
     assert result.exit_code == 2 and "cannot resume" in _flat(result.output)
 
 
-def test_results_of_another_gpu_mode_or_old_files_are_not_reused(two_tasks) -> None:
+def test_only_passing_results_of_the_same_files_gpu_and_version_are_reused(two_tasks) -> None:
     task = load_task(two_tasks[0])
-    row = {"task_id": task.id, "task_hash": task.content_hash(), "on_gpu": False, "ok": True}
+    row = {
+        "task_id": task.id,
+        "task_hash": task.content_hash(),
+        "on_gpu": False,
+        "gpu_name": "",
+        "regrapht_version": regrapht.__version__,
+        "ok": True,
+    }
     assert reusable_results([row], [task], gpu=False) == {task.id: row}
-    assert reusable_results([row], [task], gpu=True) == {}
+    assert reusable_results([row], [task], gpu=True, gpu_name="NVIDIA H200") == {}
+    on_h200 = row | {"on_gpu": True, "gpu_name": "NVIDIA H200"}
+    assert reusable_results([on_h200], [task], gpu=True, gpu_name="NVIDIA H200") == {task.id: on_h200}
+    assert reusable_results([on_h200], [task], gpu=True, gpu_name="NVIDIA H100 80GB HBM3") == {}
+    assert reusable_results([row | {"ok": False}], [task], gpu=False) == {}  # failures are redone
     assert reusable_results([row | {"task_hash": "0" * 16}], [task], gpu=False) == {}
+    assert reusable_results([row | {"regrapht_version": "0.0.0"}], [task], gpu=False) == {}
     assert reusable_results([{"task_id": task.id}, "junk"], [task], gpu=False) == {}

@@ -255,6 +255,11 @@ def build_command(
 
     target = _check_target(target)
     err = _err()
+    if retry_cut and not verify:
+        err.print(
+            "[red]error:[/] --retry-cut verifies cut trajectories again; it cannot run with --no-verify"
+        )
+        raise typer.Exit(2)
     try:
         items = [t for path in trajectories or [] for _, t in read_trajectories(path)]
     except (TrajectoryFormatError, OSError) as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import typer
@@ -109,6 +110,13 @@ def show_command(
     console.print(Syntax(t.serial_source(), "cpp", line_numbers=True))
 
 
+def _write_atomically(path: Path, rows: list) -> None:
+    # A call killed mid-write must leave the previous file whole, or --resume cannot read it.
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(rows, indent=2))
+    os.replace(tmp, path)
+
+
 @tasks_app.command("check")
 def check_command(
     ids: list[str] = typer.Argument(None, help="Task ids or folders; all shipped tasks when omitted."),
@@ -126,8 +134,8 @@ def check_command(
     resume: bool = typer.Option(
         False,
         "--resume",
-        help="Keep the results already in --out for tasks whose files have not changed since (same GPU "
-        "mode), and check only the rest.",
+        help="Keep the passing results already in --out for tasks whose files have not changed since "
+        "(same GPU, same regrapht), and check only the rest. Rows of tasks not selected stay in the file.",
     ),
 ) -> None:
     """Validate tasks: the serial reference compiles, runs deterministically, and its outputs depend on
@@ -144,6 +152,7 @@ def check_command(
         console.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
     kept: list[dict] = []
+    others: list[dict] = []  # rows of tasks this call does not check, written back unchanged
     if resume:
         if out is None:
             console.print("[red]error:[/] --resume needs --out, the results file to continue")
@@ -154,9 +163,13 @@ def check_command(
             except (OSError, json.JSONDecodeError) as exc:
                 console.print(f"[red]error:[/] cannot resume from {out}: {escape(str(exc))}")
                 raise typer.Exit(2) from None
-            on_gpu = bool(toolchain.gpus()) if gpu is None else gpu
-            reuse = reusable_results(previous if isinstance(previous, list) else [], tasks, on_gpu)
+            gpus = toolchain.gpus()
+            on_gpu = bool(gpus) if gpu is None else gpu
+            rows = [r for r in previous if isinstance(r, dict)] if isinstance(previous, list) else []
+            reuse = reusable_results(rows, tasks, on_gpu, gpus[0].name if gpus else "")
             kept = [reuse[t.id] for t in tasks if t.id in reuse]
+            selected = {t.id for t in tasks}
+            others = [r for r in rows if r.get("task_id") not in selected]
             tasks = [t for t in tasks if t.id not in reuse]
             console.print(f"resuming {out}: {len(kept)} kept, {len(tasks)} to check")
     with Progress(console=console, transient=True) as progress:
@@ -168,7 +181,7 @@ def check_command(
             progress.advance(bar)
             done.append(check)
             if out:  # rewritten after every task, so an interrupted check keeps what it measured
-                out.write_text(json.dumps(kept + [c.to_dict() for c in done], indent=2))
+                _write_atomically(out, others + kept + [c.to_dict() for c in done])
             mark = "[green]ok[/]" if check.ok else "[red]FAIL[/]"
             console.print(
                 f"{mark} {check.task_id}"
@@ -185,7 +198,7 @@ def check_command(
         )
     data = kept + [r.to_dict() for r in results]
     if out:
-        out.write_text(json.dumps(data, indent=2))
+        _write_atomically(out, others + data)
     if as_json:
         print(json.dumps(data, indent=2))
     failed = [r["task_id"] for r in data if not r["ok"]] + broken

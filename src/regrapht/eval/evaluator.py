@@ -82,15 +82,17 @@ def _scratch_root() -> str | None:
     return None
 
 
-OWNER_FILE = "owner"  # in each evaluator's scratch folder: "pid start-time pid-namespace" of its maker
+OWNER_FILE = "owner"  # in each evaluator's scratch folder: "pid start-time boot/pid-namespace" of its maker
 
 
-def _pid_namespace() -> str:
-    # A /dev/shm shared between containers holds folders whose pids mean nothing in ours.
+def _owner_context() -> str | None:
+    """Where a pid means this process's pid: the host's boot and the pid namespace. A /dev/shm shared
+    between containers, or a TMPDIR shared between hosts, holds folders whose pids mean nothing here."""
     try:
-        return os.readlink("/proc/self/ns/pid")
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        return f"{boot}/{os.readlink('/proc/self/ns/pid')}"
     except OSError:
-        return "?"
+        return None
 
 
 def _process_start(pid: int) -> str | None:
@@ -105,19 +107,19 @@ def _process_start(pid: int) -> str | None:
 def sweep_stale_scratch(root: str | None) -> list[Path]:
     """Remove scratch folders of evaluators whose process is gone: one killed outright (SIGKILL, the
     OOM killer) cannot clean up, and its bench data can hold gigabytes of /dev/shm. Folders of live
-    processes, folders made in another pid namespace, and folders without an owner file, are left
-    alone. Returns the folders removed."""
+    processes, folders made on another boot, host or pid namespace, and folders without an owner file,
+    are left alone. Returns the folders removed."""
     removed: list[Path] = []
-    if not Path("/proc/self/stat").exists():
+    context = _owner_context()
+    if context is None:
         return removed
-    namespace = _pid_namespace()
     for folder in Path(root or tempfile.gettempdir()).glob("regrapht-eval-*"):
         try:
-            pid_text, started, their_namespace = (folder / OWNER_FILE).read_text().split()
+            pid_text, started, their_context = (folder / OWNER_FILE).read_text().split()
             pid = int(pid_text)
         except (OSError, ValueError):
             continue
-        if their_namespace != namespace:
+        if their_context != context:
             continue
         if _process_start(pid) != started:  # gone, or its pid now belongs to another process
             shutil.rmtree(folder, ignore_errors=True)
@@ -138,12 +140,14 @@ class Evaluator:
         self.compiler = compiler or Compiler(
             Path(self.config.cache_dir) if self.config.cache_dir else None, jobs=self.config.jobs
         )
-        scratch = _scratch_root()
-        sweep_stale_scratch(scratch)
-        self.workdir = Path(tempfile.mkdtemp(prefix="regrapht-eval-", dir=scratch))
-        started = _process_start(os.getpid())
-        if started is not None:
-            (self.workdir / OWNER_FILE).write_text(f"{os.getpid()} {started} {_pid_namespace()}\n")
+        # Sweep both places first: a /dev/shm filled by killed evaluators is what sends the scratch
+        # to the temporary folder.
+        sweep_stale_scratch("/dev/shm" if Path("/dev/shm").is_dir() else None)
+        sweep_stale_scratch(None)
+        self.workdir = Path(tempfile.mkdtemp(prefix="regrapht-eval-", dir=_scratch_root()))
+        started, context = _process_start(os.getpid()), _owner_context()
+        if started is not None and context is not None:
+            (self.workdir / OWNER_FILE).write_text(f"{os.getpid()} {started} {context}\n")
         self._tests: dict[str, TestReference] = {}
         self._benches: dict[str, Future] = {}
         self._bench_lock = threading.Condition()

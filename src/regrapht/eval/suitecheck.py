@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+import regrapht
 from regrapht.eval import toolchain
 from regrapht.eval.compile import Compiler
 from regrapht.eval.config import EvalConfig
@@ -58,6 +59,8 @@ class TaskCheck:
     seconds: float = 0.0  # wall time of this task's check, to see where a suite run's time goes
     task_hash: str = ""  # the task files checked (Task.content_hash): a resumed check redoes changed tasks
     on_gpu: bool = False  # whether the GPU side ran
+    gpu_name: str = ""  # which GPU, and which regrapht, judged it: a resumed check redoes other ones
+    regrapht_version: str = ""
 
     def fail(self, message: str) -> None:
         self.ok = False
@@ -182,17 +185,21 @@ def _check_on_gpu(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
 
 
 def reusable_results(
-    previous: list[dict[str, Any]], tasks: list[Task], gpu: bool
+    previous: list[dict[str, Any]], tasks: list[Task], gpu: bool, gpu_name: str = ""
 ) -> dict[str, dict[str, Any]]:
-    """Results of an earlier check (its JSON rows) that still hold: same task files, same GPU mode."""
+    """Passing results of an earlier check (its JSON rows) that still hold: same task files, same GPU
+    (or none), same regrapht. Failures are always checked again."""
     current = {t.id: t.content_hash() for t in tasks}
     return {
         row["task_id"]: row
         for row in previous
         if isinstance(row, dict)
+        and row.get("ok") is True
         and row.get("task_id") in current
         and row.get("task_hash") == current[row["task_id"]]
         and bool(row.get("on_gpu")) == gpu
+        and row.get("gpu_name", "") == (gpu_name if gpu else "")
+        and row.get("regrapht_version") == regrapht.__version__
     }
 
 
@@ -219,15 +226,18 @@ def check_tasks(
                     )
         if gpu:
             evaluator.prefetch(tasks, threads=reference_threads)
+        gpu_name = (toolchain.gpus() or [None])[0]
         for task in tasks:
             began = time.perf_counter()
+            task_hash = task.content_hash()  # before the check: an edit made meanwhile is checked next time
             try:
                 check = check_task(task, evaluator, gpu)
             except Exception as exc:  # one broken task must not end the check of the others
                 check = TaskCheck(task.id, task.split, task.difficulty, task.category)
                 check.fail(f"internal error while checking: {type(exc).__name__}: {exc}")
             check.seconds = round(time.perf_counter() - began, 2)
-            check.task_hash, check.on_gpu = task.content_hash(), gpu
+            check.task_hash, check.on_gpu, check.regrapht_version = task_hash, gpu, regrapht.__version__
+            check.gpu_name = gpu_name.name if gpu and gpu_name is not None else ""
             results.append(check)
             if on_result is not None:
                 on_result(check)

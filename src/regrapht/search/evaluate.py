@@ -67,8 +67,9 @@ class EvalService:
         chunk: int | None = None,
         machines: dict[str, str] | None = None,
     ) -> None:
-        """`machines` names the machine whose evaluations a target reads and writes (default: this
-        one's), to replay searches elsewhere from a store measured on another machine."""
+        """`machines` replays: for each target it names, evaluations are read from the store under
+        that machine's name, and a miss raises LookupError instead of measuring here (which would
+        file this machine's timings under another's name)."""
         self.evaluator = evaluator
         self.store = store
         # one chunk keeps the compile pool busy; its records are stored before the next chunk starts
@@ -77,6 +78,7 @@ class EvalService:
         self._task_hash: dict[str, str] = {}
         self._memory: dict[str, Evaluation] = {}
         self._machines: dict[str, str] = dict(machines or {})
+        self._replayed = frozenset(self._machines)
         self.fresh = 0  # evaluations this service ran
         self.reused = 0  # evaluations it served from the store or memory
 
@@ -125,6 +127,12 @@ class EvalService:
             else:
                 todo.append((key, request))
                 queued.add(key)
+        replayed = [r for _, r in todo if r.target in self._replayed]
+        if replayed:
+            raise LookupError(
+                f"replaying {self._machines[replayed[0].target]!r}: no stored evaluation for "
+                f"{len(replayed)} request(s) (first: task {replayed[0].task.id})"
+            )
         for start in range(0, len(todo), self.chunk):
             part = todo[start : start + self.chunk]
             for (key, _), outcome in zip(part, self._run_chunk(part)):
