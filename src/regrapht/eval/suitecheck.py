@@ -123,7 +123,8 @@ def check_task(task: Task, evaluator: Evaluator, gpu: bool, compiler: Compiler |
     for problem in degenerate_problems(task, tests.cases):
         result.fail(problem)
     compiler = compiler or evaluator.compiler
-    for label, source in (("naive.cu", task.naive_source()), ("solution.cu", _solution(task))):
+    solution = _solution(task)
+    for label, source in (("naive.cu", task.naive_source()), ("solution.cu", solution)):
         if source is None:
             if label == "naive.cu":
                 result.warnings.append("no naive.cu: the GPU baseline is missing")
@@ -133,7 +134,6 @@ def check_task(task: Task, evaluator: Evaluator, gpu: bool, compiler: Compiler |
             result.fail(f"{label} does not compile with nvcc:\n{built.diagnostics}")
     if task.split == "test" and task.solution_path is None:
         result.fail("test tasks need solution.cu, the best-known solution")
-    solution = _solution(task)
     if solution is not None and (problem := steps_problem(solution, task.difficulty)):
         result.fail(problem)
     if gpu and result.ok:
