@@ -122,3 +122,139 @@ def test_late_writes_in_correctness_cases_are_found_from_the_snapshot_file(tmp_p
     message = _late_writes([{"out": final}], [{"out": str(path)}])
     assert message is not None
     assert "2 elements of `out` changed after it returned (first at index 4)" in message
+
+
+def _timed_run(evaluator, task, source: str):
+    """A cpu candidate through the worker, with the worker's timed-call checks and the verdict."""
+    from regrapht.eval import Evaluation
+    from regrapht.eval.evaluator import _params
+
+    built = evaluator.compiler.compile(
+        source, "cpu", task.function, _params(task), [a.name for a in task.args]
+    )
+    assert built.ok, built.diagnostics
+    run = evaluator._run_candidate(task, "cpu", {"candidate": built.library}, evaluator._test_reference(task))
+    checks = run.outcome.last("timing")["checks"]
+    ev = Evaluation(task.id, "cpu", "correct", "", "x")
+    evaluator._judge(ev, task, "cpu", run)
+    return checks, ev
+
+
+def test_timed_outputs_identical_to_their_sets_first_are_not_sent_again(evaluator, vec_scale):
+    from tests.eval.conftest import candidate
+
+    checks, ev = _timed_run(evaluator, vec_scale, candidate("correct.cpp"))
+    assert ev.status == "correct", ev.message
+    sent = [c for c in checks if c["files"]]
+    assert len(checks) >= 3  # the first timed call, one from the first window, the final one
+    assert {c["set"] for c in sent} == {c["set"] for c in checks}  # every input set judged in full once
+    assert len(sent) == len({c["set"] for c in checks})
+    repeats = [c for c in checks if "same_as" in c]
+    assert repeats, "with three checks and two input sets, one set is checked twice"
+    first_of = {c["set"]: c["round"] for c in sent}
+    assert all(c["same_as"] == first_of[c["set"]] and not c["files"] for c in repeats)
+
+
+def test_timed_outputs_that_differ_from_their_sets_first_are_judged_in_full(evaluator, vec_scale):
+    from tests.eval.conftest import candidate
+
+    checks, ev = _timed_run(evaluator, vec_scale, candidate("wobbly.cpp"))
+    assert ev.status == "correct", ev.message  # different bits, all within tolerance
+    assert all(c["files"] and "same_as" not in c for c in checks)
+
+
+def test_a_claim_of_identity_with_an_unjudged_call_is_refused(evaluator, vec_scale, tmp_path):
+    from regrapht.eval import Evaluation
+    from regrapht.eval.runner import WorkerOutcome
+
+    bench = evaluator._bench_reference(vec_scale)
+    files = {}
+    for arg in vec_scale.written:
+        path = tmp_path / f"{arg.name}.bin"
+        bench.sets[0].expected[arg.name].tofile(path)
+        files[arg.name] = str(path)
+    samples = {"candidate": {"host": [1e-3] * 5, "event": [1e-3] * 5}}
+    judged = {"lib": "candidate", "round": 3, "set": 0, "files": files, "late": {}, "final": False}
+    for same_as, set_index, status in ((3, 0, "correct"), (3, 1, "runtime_error"), (5, 0, "runtime_error")):
+        claim = {"lib": "candidate", "round": 9, "set": set_index, "files": {}, "late": {}, "final": True}
+        claim["same_as"] = same_as
+        outcome = WorkerOutcome(messages=[{"event": "timing", "samples": samples, "checks": [judged, claim]}])
+        ev = Evaluation(vec_scale.id, "cpu", "correct", "", "x")
+        evaluator._judge_timing(ev, vec_scale, "cpu", bench, outcome)
+        assert ev.status == status, ev.message
+    assert "never judged" in ev.message
+
+
+def test_host_memory_counts_differences_like_late_elements():
+    import numpy as np
+
+    from regrapht.eval.worker import HostMemory
+
+    mem = HostMemory()
+    a = np.arange(40, dtype=np.int64).view(np.uint8).copy()
+    b = a.copy()
+    assert mem.differences(a, 0, b, 0, a.size, 8) is None
+    b[8 * 5] ^= 1
+    b[8 * 30 + 7] ^= 1
+    assert mem.differences(a, 0, b, 0, a.size, 8) == {"count": 2, "first": 5}
+    assert mem.differences(a, 8 * 10, b, 8 * 10, 8 * 30, 8) == {"count": 1, "first": 20}
+
+
+@pytest.mark.parametrize(("warmup_s", "warmup_calls"), [(float("inf"), 3), (0.0, 1)])
+def test_slow_kernels_warm_up_once(build_cache, vec_scale, warmup_s, warmup_calls):
+    """Three warm-up rounds, or one once `warmup_s` is spent: the timed samples are the other rounds."""
+    from regrapht.eval import Evaluator
+    from regrapht.eval.evaluator import _params
+    from tests.eval.conftest import candidate, quick_config
+
+    config = quick_config(build_cache)
+    config.timing_config.warmup_s = warmup_s
+    with Evaluator(config) as evaluator:
+        built = evaluator.compiler.compile(
+            candidate("correct.cpp"), "cpu", vec_scale.function, _params(vec_scale), ["n", "a", "x", "out"]
+        )
+        run = evaluator._run_candidate(
+            vec_scale, "cpu", {"candidate": built.library}, evaluator._test_reference(vec_scale)
+        )
+    rounds = len(run.outcome.all("timing_progress"))
+    timing = run.outcome.last("timing")
+    assert len(timing["samples"]["candidate"]["event"]) == rounds - warmup_calls
+    assert min(c["round"] for c in timing["checks"]) == warmup_calls  # the first timed call is checked
+
+
+def test_input_sets_of_different_cost_do_not_count_as_noise():
+    """Two sets costing 1 ms and 3 ms, each timed to within 0.1%: precise, although the pooled spread
+    of the times is near 50%."""
+    import numpy as np
+
+    from regrapht.eval.worker import within_set_rse
+
+    rng = np.random.default_rng(3)
+    sets = [0, 1] * 20
+    times = [(1e-3 if s == 0 else 3e-3) * (1 + 1e-3 * rng.standard_normal()) for s in sets]
+    pooled = np.std(times, ddof=1) / np.sqrt(len(times)) / np.mean(times)
+    assert pooled > 0.05
+    assert within_set_rse(times, sets) < 0.001
+    assert within_set_rse(times) == pytest.approx(pooled)  # one set: the plain estimate
+    assert within_set_rse([1e-3, 3e-3], [0, 1]) == float("inf")  # no spread can be known yet
+
+
+def test_timed_rounds_visit_every_input_set_equally(evaluator, vec_scale):
+    from regrapht.eval.evaluator import _params
+    from tests.eval.conftest import candidate
+
+    built = evaluator.compiler.compile(
+        candidate("correct.cpp"), "cpu", vec_scale.function, _params(vec_scale), ["n", "a", "x", "out"]
+    )
+    run = evaluator._run_candidate(
+        vec_scale, "cpu", {"candidate": built.library}, evaluator._test_reference(vec_scale)
+    )
+    timing = run.outcome.last("timing")
+    rounds = len(run.outcome.all("timing_progress"))
+    warmup = rounds - len(timing["samples"]["candidate"]["set"])
+    by_round = dict(enumerate(timing["samples"]["candidate"]["set"], start=warmup))
+    # rounds come in blocks of two (the two input sets), and each block holds both sets
+    blocks = [
+        (by_round[r], by_round[r + 1]) for r in range(0, rounds, 2) if r in by_round and r + 1 in by_round
+    ]
+    assert len(blocks) >= 5 and all(sorted(b) == [0, 1] for b in blocks)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 @dataclass
 class TimingConfig:
     warmup_rounds: int = 3
+    warmup_s: float = 0.1  # fewer warm-up rounds for kernels slower than this per round (at least one)
     min_rounds: int = 10
     max_rounds: int = 400
     target_rse: float = 0.005  # stop when every timed kernel's relative standard error is below this

@@ -3,6 +3,9 @@ dtype-aware tolerance with exact NaN/Inf matching, and agreement between two run
 
 from __future__ import annotations
 
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from math import nan
 
@@ -55,11 +58,9 @@ def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> M
             float("inf"),
         )
     if expected.dtype.kind == "f":
-        count, first = _float_mismatches(actual, expected, tolerance)
+        count, first = _in_parallel(_float_mismatches, actual, expected, tolerance)
     else:
-        bad = actual != expected
-        count = int(np.count_nonzero(bad))
-        first = int(np.argmax(bad)) if count else 0
+        count, first = _in_parallel(_exact_mismatches, actual, expected, tolerance)
     if count == 0:
         return None
     abs_err, rel_err = max_errors(actual, expected) if expected.dtype.kind == "f" else (nan, nan)
@@ -68,8 +69,46 @@ def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> M
     )
 
 
-# Bench outputs run to hundreds of MB: judged in slices that stay in cache, in float64.
+# Bench outputs run to hundreds of MB: judged in slices that stay in cache, in float64, and the
+# slices spread over threads (NumPy releases the GIL inside its loops).
 _CHUNK = 1 << 18
+_PARALLEL_SPAN = 16 * _CHUNK  # elements per thread's share; smaller arrays stay on the caller's thread
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _threads() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(
+                max_workers=max(1, min(8, os.cpu_count() or 1)), thread_name_prefix="regrapht-compare"
+            )
+        return _pool
+
+
+def _in_parallel(count_in, actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> tuple[int, int]:
+    """(count, first index) over the whole array, from `count_in(actual, expected, tolerance)` run on
+    spans of it; the first mismatch is the earliest span's first."""
+    if expected.size <= 2 * _PARALLEL_SPAN:
+        return count_in(actual, expected, tolerance)
+    starts = range(0, expected.size, _PARALLEL_SPAN)
+    parts = _threads().map(
+        lambda lo: count_in(actual[lo : lo + _PARALLEL_SPAN], expected[lo : lo + _PARALLEL_SPAN], tolerance),
+        starts,
+    )
+    count, first = 0, 0
+    for lo, (n, at) in zip(starts, parts):
+        if n and not count:
+            first = lo + at
+        count += n
+    return count, first
+
+
+def _exact_mismatches(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> tuple[int, int]:
+    bad = actual != expected
+    count = int(np.count_nonzero(bad))
+    return count, (int(np.argmax(bad)) if count else 0)
 
 
 def _float64_slices(actual: np.ndarray, expected: np.ndarray):

@@ -16,7 +16,8 @@ import shutil
 import tempfile
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections import Counter
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ from regrapht.tasks.expr import ExprError
 from regrapht.tasks.generators import GeneratorError
 
 GUARD_BYTES = 256
+DEVICE_CHECK_SOURCE = Path(__file__).resolve().parent.parent / "data" / "kernels" / "device_check.cu"
 CANARY = 0xA5
 POISON = (0xFF, 0x7B)  # NaN / -1 in the first run, 1.3e36 / 0x7B7B7B7B in the second
 TARGETS = ("cuda", "cpu")
@@ -161,6 +163,7 @@ class Evaluator:
         self._spare: SpareWorker | None = None
         self._cuda_runs = 0
         self._spare_lock = threading.Lock()
+        self._device_check: Future | None = None
 
     def close(self) -> None:
         with self._bench_lock:
@@ -189,16 +192,67 @@ class Evaluator:
 
     def evaluate_many(self, items: list[tuple[Task, str, str]]) -> list[Evaluation]:
         """Evaluate (task, source, target) items: every compile starts at once on the CPU pool while
-        earlier candidates run, one at a time, on the device. Verdicts equal one-at-a-time ones."""
+        earlier candidates run, one at a time, on the device. Verdicts equal one-at-a-time ones.
+
+        The device takes the first item, in the given order, that can run without waiting: compiled,
+        and with its task's bench data built (or not needed). A task whose gigabytes of bench data are
+        still being built is passed over, not waited for, while other tasks' candidates are ready;
+        one task's items keep their order. Results come back in the given order."""
         prepared = [self._prepare(task, source, target, {}) for task, source, target in items]
         self.prefetch([task for task, _, _ in items], threads=self.config.reference_threads)
-        last_use = {str(task.root): i for i, (task, _, _) in enumerate(items)}
-        results = []
-        for i, p in enumerate(prepared):
-            results.append(self._finish(p))
-            if last_use[str(p.task.root)] == i:
+        left = Counter(str(task.root) for task, _, _ in items)
+        pending = list(range(len(prepared)))
+        results: list[Evaluation | None] = [None] * len(prepared)
+        while pending:
+            i = self._next_runnable(prepared, pending)
+            pending.remove(i)
+            p = prepared[i]
+            results[i] = self._finish(p)
+            left[str(p.task.root)] -= 1
+            if left[str(p.task.root)] == 0:
                 self.release(p.task)
-        return results
+        return [r for r in results if r is not None]
+
+    def _next_runnable(self, prepared: list[_Prepared], pending: list[int]) -> int:
+        """The first pending item that would not wait for a compile or for bench data; when none is
+        ready yet, waits for the next compile or bench build to end, and when nothing is under way
+        that could make one ready, takes the first pending item (it then builds what it needs)."""
+        while True:
+            blocked_tasks: set[str] = set()
+            waits: list[Future] = []
+            for i in pending:
+                p = prepared[i]
+                key = str(p.task.root)
+                if key in blocked_tasks:
+                    continue  # an earlier item of its task waits: one task's items keep their order
+                missing = self._missing(p)
+                if not missing:
+                    return i
+                blocked_tasks.add(key)
+                waits.extend(f for f in missing if f is not None)
+            if not waits:
+                return pending[0]
+            # The timeout re-reads the state: a prefetcher may start a task's bench data meanwhile.
+            wait(waits, timeout=1.0, return_when=FIRST_COMPLETED)
+
+    def _missing(self, p: _Prepared) -> list[Future | None]:
+        """What `p` would wait for if it ran now: unfinished compiles, or its task's bench data (None
+        when no one builds it yet: running `p` would build it); empty when it can run at once."""
+        if p.candidate is None:
+            return []
+        builds = [p.candidate, *p.baselines.values()]
+        if p.target == "cuda" and self._device_check is not None:
+            builds.append(self._device_check)
+        compiles = [f for f in builds if not f.done()]
+        if compiles:
+            return list(compiles)
+        if not self.config.timing or not p.candidate.result().ok:
+            return []
+        with self._bench_lock:
+            bench = self._benches.get(str(self._task_dir(p.task)))
+        if bench is None:
+            return [None]
+        return [] if bench.done() else [bench]
 
     # ---- stages ----------------------------------------------------------------------------
     def _prepare(self, task: Task, source: str, target: str, baselines: dict[str, str]) -> _Prepared:
@@ -209,6 +263,8 @@ class Evaluator:
         if self.config.static_screen and screen.blocking(findings):
             return _Prepared(task, source, target, findings, None, {}, started)
         kind: Kind = "cuda" if target == "cuda" else "cpu"
+        if kind == "cuda":
+            self._device_check_build()  # beside the first candidates: workers need it only to time
         submit = self._submitter(task)
         extra = dict(baselines)
         if target == "cuda" and self.config.compare_naive and task.naive_path is not None:
@@ -434,8 +490,9 @@ class Evaluator:
 
     def _memory_limit(self, task: Task) -> int:
         """The configured ceiling, raised for tasks whose bench data alone needs more: the worker
-        holds every input set, the argument buffers and the outputs it sends back."""
-        needed = 6 * task.io_bytes(task.bench_size) + (1 << 30)
+        holds every input set, the argument buffers, the outputs it sends back and (host buffers)
+        one kept output per input set to compare later calls with."""
+        needed = 8 * task.io_bytes(task.bench_size) + (1 << 30)
         return max(int(self.config.memory_limit_gib * (1 << 30)), needed)
 
     def _job(
@@ -495,6 +552,7 @@ class Evaluator:
             "libs": libs,
             "check_libs": check_libs,
             "warmup_rounds": tc.warmup_rounds if warmup_rounds is None else warmup_rounds,
+            "warmup_s": tc.warmup_s,
             "min_rounds": tc.min_rounds if min_rounds is None else min_rounds,
             "max_rounds": max_rounds,
             "budget_s": budget_s,
@@ -517,6 +575,7 @@ class Evaluator:
             runs=2,
         )
         job["await_timing"] = self.config.timing
+        job["device_check"] = self._device_check_library() if job["device_buffers"] else None
         run = _Run(job_dir=job_dir)
         checker = load_checker(task)
         first_runs: dict[int, dict[str, Any]] = {}
@@ -571,6 +630,19 @@ class Evaluator:
         if run.bench_error is not None:
             raise run.bench_error
         return run
+
+    def _device_check_build(self) -> Future:
+        if self._device_check is None:  # a racing second submit joins the first compile
+            self._device_check = self.compiler.submit(
+                DEVICE_CHECK_SOURCE.read_text(), "cuda", "regrapht_device_check", "", []
+            )
+        return self._device_check
+
+    def _device_check_library(self) -> str | None:
+        """The harness's own comparison kernel; without it (it failed to build) outputs are compared
+        on the host, as correctly and more slowly."""
+        built: CompileResult = self._device_check_build().result()
+        return built.library if built.ok else None
 
     def _take_spare(self) -> SpareWorker | None:
         """The spare started after the previous candidate, if any; the runner checks it is alive."""
@@ -729,18 +801,32 @@ class Evaluator:
         assert timing is not None
         first_round = min(c["round"] for c in timing["checks"])
         checker = load_checker(task)
+        judged: dict[tuple[str, int], int] = {}  # (lib, input set) -> round whose output was judged in full
         for check in sorted(timing["checks"], key=lambda c: c["round"]):
             bench_set = bench.sets[check["set"]]
-            actual = {
-                arg.name: np.fromfile(check["files"][arg.name], dtype=np.uint8).view(arg.dtype.numpy)
-                for arg in task.written
-            }
             for name, where in sorted(check["late"].items()):
                 ev.status, ev.message = (
                     "integrity_violation",
                     f"in timed call {check['round'] + 1}: {_late_message(name, where['count'], where['first'])}",
                 )
                 return
+            if "same_as" in check:
+                # The worker found this output identical, bit for bit, to an earlier checked output of
+                # the same input set: that one must have been judged here, in full, and passed.
+                if judged.get((check["lib"], check["set"])) != check["same_as"]:
+                    ev.status = "runtime_error"
+                    ev.message = (
+                        f"the worker reported timed call {check['round'] + 1} identical to call "
+                        f"{check['same_as'] + 1}, whose output was never judged (harness protocol error)"
+                    )
+                    return
+                continue
+            actual = {
+                arg.name: np.memmap(check["files"][arg.name], dtype=np.uint8, mode="r").view(arg.dtype.numpy)
+                if os.path.getsize(check["files"][arg.name])
+                else np.zeros(0, dtype=arg.dtype.numpy)
+                for arg in task.written
+            }
             problem = None
             for arg in task.written:
                 assert arg.tolerance is not None
@@ -757,7 +843,10 @@ class Evaluator:
                 and any(a.tolerance.kind == "custom" for a in task.written)
             ):
                 verdict = checker(
-                    _bench_inputs(task, bench_set), bench_set.expected, actual, dict(task.bench_size)
+                    _bench_inputs(task, bench_set),
+                    bench_set.expected,
+                    {name: np.array(values) for name, values in actual.items()},  # writable copies
+                    dict(task.bench_size),
                 )
                 problem = f"task checker: {verdict}" if verdict else None
             if problem:
@@ -771,6 +860,7 @@ class Evaluator:
                         f"were right (the candidate behaves differently on later calls): {problem}"
                     )
                 return
+            judged.setdefault((check["lib"], check["set"]), check["round"])
         primary = "event" if target == "cuda" and task.convention == "device" else "host"
         samples = timing["samples"]
         for lib, s in samples.items():

@@ -72,6 +72,14 @@ class HostMemory:
     def copy(self, dst: np.ndarray, dst_off: int, src: np.ndarray, src_off: int, nbytes: int) -> None:
         dst[dst_off : dst_off + nbytes] = src[src_off : src_off + nbytes]
 
+    def download_to(self, handle: np.ndarray, offset: int, nbytes: int, path: Path) -> None:
+        handle[offset : offset + nbytes].tofile(path)
+
+    def differences(
+        self, a: np.ndarray, a_off: int, b: np.ndarray, b_off: int, nbytes: int, itemsize: int
+    ) -> dict[str, int] | None:
+        return late_elements(a[a_off : a_off + nbytes], b[b_off : b_off + nbytes], itemsize)
+
     def free(self, handle: np.ndarray) -> None:
         pass
 
@@ -79,8 +87,20 @@ class HostMemory:
 class DeviceMemory:
     """Buffers in GPU memory (cuda target, device calling convention)."""
 
-    def __init__(self, rt: Any):
+    def __init__(self, rt: Any, check_library: str | None = None):
         self.rt = rt
+        self.check = None
+        if check_library:
+            lib = ctypes.CDLL(check_library, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+            self.check = lib.regrapht_count_differences
+            self.check.restype = ctypes.c_int
+            self.check.argtypes = [
+                ctypes.c_void_p,
+                ctypes.c_void_p,
+                ctypes.c_ulonglong,
+                ctypes.c_int,
+                ctypes.POINTER(ctypes.c_ulonglong),
+            ]
 
     def alloc(self, nbytes: int) -> int:
         return self.rt.malloc(nbytes)
@@ -102,6 +122,33 @@ class DeviceMemory:
 
     def copy(self, dst: int, dst_off: int, src: int, src_off: int, nbytes: int) -> None:
         self.rt.memcpy(dst + dst_off, src + src_off, nbytes, 3)
+
+    def download_to(self, handle: int, offset: int, nbytes: int, path: Path) -> None:
+        """Copy straight into the file's pages (the out folder is memory-backed where it can be):
+        a gigabyte output is copied once, not into an array and then again into a file."""
+        if nbytes == 0:
+            path.write_bytes(b"")
+            return
+        out = np.memmap(path, dtype=np.uint8, mode="w+", shape=(nbytes,))
+        try:
+            self.rt.memcpy(out.ctypes.data, handle + offset, nbytes, 2)
+        finally:
+            del out
+
+    def differences(
+        self, a: int, a_off: int, b: int, b_off: int, nbytes: int, itemsize: int
+    ) -> dict[str, int] | None:
+        """Elements that differ between two device buffers, counted on the device."""
+        if self.check is None or itemsize not in (1, 2, 4, 8) or nbytes % itemsize:
+            return late_elements(self.download(a, a_off, nbytes), self.download(b, b_off, nbytes), itemsize)
+        result = (ctypes.c_ulonglong * 2)()
+        self.rt.check(
+            self.check(
+                ctypes.c_void_p(a + a_off), ctypes.c_void_p(b + b_off), nbytes // itemsize, itemsize, result
+            ),
+            "comparing outputs on the device",
+        )
+        return {"count": int(result[0]), "first": int(result[1])} if result[0] else None
 
     def free(self, handle: int) -> None:
         self.rt.free(handle)
@@ -139,7 +186,7 @@ class Worker:
             from regrapht.eval.cudart import CudaRuntime
 
             self.rt = ready[0] if ready else CudaRuntime(job["libcudart"])
-        self.mem = DeviceMemory(self.rt) if job["device_buffers"] else HostMemory()
+        self.mem = DeviceMemory(self.rt, job.get("device_check")) if job["device_buffers"] else HostMemory()
         self.pool: dict[tuple[str, int], Any] = {}
         self.entries: dict[str, Any] = {}
 
@@ -300,7 +347,6 @@ class Worker:
         scalars = json.loads((bench_dir / "scalars.json").read_text())
         arrays = [a for a in self.job["args"] if a["array"]]
         readable = [a for a in arrays if a["role"] in ("input", "inout")]
-        written = [a for a in arrays if a["role"] in ("output", "inout")]
         nbytes = spec["nbytes"]
         # Each input set lives in its own buffer and is copied into the argument buffers before
         # every call, so consecutive calls see different data at the same pointers.
@@ -321,24 +367,34 @@ class Worker:
             start_ev, end_ev = self.rt.event(), self.rt.event()
         self.channel.send(event="timing_ready")
         libs = list(spec["libs"])
-        samples: dict[str, dict[str, list[float]]] = {lib: {"host": [], "event": []} for lib in libs}
+        samples: dict[str, dict[str, list[float]]] = {
+            lib: {"host": [], "event": [], "set": []} for lib in libs
+        }
         # Timed outputs are checked on the first timed round, the final one, and one round drawn in
         # secret from each of three widening windows, so behaviour that changes on later calls is
         # caught at rounds the candidate cannot predict, at a cost that does not grow with the rounds.
-        first = int(spec["warmup_rounds"])
-        windows = [(first + 1, first + 8), (first + 8, first + 64), (first + 64, int(spec["max_rounds"]))]
-        check_rounds = {first} | {int(rng.integers(lo, hi)) for lo, hi in windows if hi > lo}
+        windows = [(1, 8), (8, 64), (64, int(spec["max_rounds"]))]
+        check_offsets = {0} | {int(rng.integers(lo, hi)) for lo, hi in windows if hi > lo}
+        # Warm-up: `warmup_rounds` rounds, fewer for slow kernels (never none): once `warmup_s` is
+        # spent, one more call of seconds warms nothing the first did not.
+        warmup_rounds, warmup_s = int(spec["warmup_rounds"]), float(spec.get("warmup_s", float("inf")))
+        timed_from: int | None = 0 if warmup_rounds == 0 else None
         checks: list[dict[str, Any]] = []
+        anchors: dict[tuple[str, int], dict[str, Any]] = {}
         began = time.perf_counter()
         stop_after: int | None = None
         round_index = 0
+        set_order: list[int] = []
         while True:
-            timed = round_index >= int(spec["warmup_rounds"])
+            timed = timed_from is not None and round_index >= timed_from
             final = stop_after is not None and round_index == stop_after
             order = [libs[i] for i in rng.permutation(len(libs))]
             # One input set per round, shared by every kernel, so timings compare like with like even
-            # when the sets differ in cost (a power-law matrix's longest row, say).
-            set_index = int(rng.integers(len(sets)))
+            # when the sets differ in cost (a power-law matrix's longest row, say). Sets come in
+            # shuffled blocks of one each, so every set weighs the same in the medians.
+            if not set_order:
+                set_order = [int(i) for i in rng.permutation(len(sets))]
+            set_index = set_order.pop()
             for lib in order:
                 for a in readable:
                     self.mem.copy(
@@ -360,7 +416,9 @@ class Worker:
                 self._sync_and_check("before a timed call")
                 args = self._arguments(handles, scalars)
                 fn = self.entries[lib]
-                check_this = lib in spec["check_libs"] and (final or round_index in check_rounds)
+                check_this = lib in spec["check_libs"] and (
+                    final or (timed and round_index - timed_from in check_offsets)
+                )
                 if self.rt is not None:
                     t0 = time.perf_counter_ns()
                     self.rt.record(start_ev)
@@ -380,40 +438,93 @@ class Worker:
                 if timed:
                     samples[lib]["host"].append((t1 - t0) / 1e9)
                     samples[lib]["event"].append(event_s)
+                    samples[lib]["set"].append(set_index)
                 if check_this:
-                    files, late = {}, {}
-                    for a in written:
-                        raw = self.mem.download(handles[a["name"]], self.guard, nbytes[a["name"]])
-                        path = self.out_dir / f"timed.{lib}.r{round_index}.{a['name']}.bin"
-                        raw.tofile(path)
-                        files[a["name"]] = str(path)
-                        # Bench outputs run to gigabytes: the snapshot at return is compared here
-                        # and only the differences travel, not a second copy of the output.
-                        seen = self.mem.download(snapshots[a["name"]], 0, nbytes[a["name"]])
-                        changed = late_elements(seen, raw, int(a["itemsize"]))
-                        if changed:
-                            late[a["name"]] = changed
                     checks.append(
-                        {
-                            "lib": lib,
-                            "round": round_index,
-                            "set": set_index,
-                            "files": files,
-                            "late": late,
-                            "final": final,
-                        }
+                        self._check_timed(
+                            lib, round_index, set_index, final, handles, snapshots, nbytes, anchors
+                        )
                     )
             # Every round reports, so a slow but live kernel is never mistaken for a hang.
             self.channel.send(event="timing_progress", round=round_index)
             if final:
                 break
             round_index += 1
-            if stop_after is None and self._enough(samples, spec, time.perf_counter() - began, round_index):
+            if timed_from is None and (
+                round_index >= warmup_rounds or time.perf_counter() - began >= warmup_s
+            ):
+                timed_from = round_index
+            timed_rounds = 0 if timed_from is None else round_index - timed_from
+            if stop_after is None and self._enough(
+                samples, spec, time.perf_counter() - began, round_index, timed_rounds
+            ):
                 if not spec["check_libs"]:
                     break  # nothing to check, so no final round is owed (the serial reference)
                 stop_after = round_index
         self.mem.free(flush)
+        for anchor in anchors.values():
+            for handle in anchor["buffers"].values():
+                self.mem.free(handle)
         self.channel.send(event="timing", samples=samples, checks=checks, seconds=time.perf_counter() - began)
+
+    def _check_timed(
+        self,
+        lib: str,
+        round_index: int,
+        set_index: int,
+        final: bool,
+        handles: dict[str, Any],
+        snapshots: dict[str, Any],
+        nbytes: dict[str, int],
+        anchors: dict[tuple[str, int], dict[str, Any]],
+    ) -> dict[str, Any]:
+        """One checked timed call. Bench outputs run to gigabytes, so comparisons happen where the
+        buffers are and only their verdicts travel: the output as the call returned against the
+        output after synchronization (late writes), and the output against this input set's first
+        checked output (its anchor). Only an anchor, or an output that differs from its anchor,
+        crosses to the parent as a file for the full check against the expected values."""
+        written = [a for a in self.job["args"] if a["array"] and a["role"] in ("output", "inout")]
+        late = {}
+        for a in written:
+            changed = self.mem.differences(
+                snapshots[a["name"]], 0, handles[a["name"]], self.guard, nbytes[a["name"]], int(a["itemsize"])
+            )
+            if changed:
+                late[a["name"]] = changed
+        entry: dict[str, Any] = {
+            "lib": lib,
+            "round": round_index,
+            "set": set_index,
+            "late": late,
+            "final": final,
+        }
+        anchor = anchors.get((lib, set_index))
+        if anchor is not None and not any(
+            self.mem.differences(
+                anchor["buffers"][a["name"]],
+                0,
+                handles[a["name"]],
+                self.guard,
+                nbytes[a["name"]],
+                int(a["itemsize"]),
+            )
+            for a in written
+        ):
+            entry.update(files={}, same_as=anchor["round"])
+            return entry
+        files = {}
+        for a in written:
+            path = self.out_dir / f"timed.{lib}.r{round_index}.{a['name']}.bin"
+            self.mem.download_to(handles[a["name"]], self.guard, nbytes[a["name"]], path)
+            files[a["name"]] = str(path)
+        entry["files"] = files
+        if anchor is None:
+            kept = {}
+            for a in written:
+                kept[a["name"]] = self.mem.alloc(nbytes[a["name"]])
+                self.mem.copy(kept[a["name"]], 0, handles[a["name"]], self.guard, nbytes[a["name"]])
+            anchors[(lib, set_index)] = {"round": round_index, "buffers": kept}
+        return entry
 
     def _default_flush_bytes(self) -> int:
         """Twice the last-level cache, so every timed call starts with cold caches."""
@@ -435,11 +546,14 @@ class Worker:
 
     @staticmethod
     def _enough(
-        samples: dict[str, dict[str, list[float]]], spec: dict[str, Any], elapsed: float, rounds: int
+        samples: dict[str, dict[str, list[float]]],
+        spec: dict[str, Any],
+        elapsed: float,
+        rounds: int,
+        timed: int,
     ) -> bool:
         if rounds >= int(spec["max_rounds"]):
             return True
-        timed = rounds - int(spec["warmup_rounds"])
         if timed < int(spec["min_rounds"]):
             # Slow kernels may stop short of min_rounds once over budget, never with fewer than
             # `floor_rounds` (5 unless the spec says otherwise: a serial reference of seconds per call
@@ -448,11 +562,26 @@ class Worker:
         if elapsed > float(spec["budget_s"]):
             return True
         for lib_samples in samples.values():
-            values = np.asarray(lib_samples["event"])
-            rse = values.std(ddof=1) / np.sqrt(values.size) / max(values.mean(), 1e-12)
-            if rse > float(spec["target_rse"]):
+            if within_set_rse(lib_samples["event"], lib_samples.get("set")) > float(spec["target_rse"]):
                 return False
         return True
+
+
+def within_set_rse(values: list[float], sets: list[int] | None = None) -> float:
+    """Relative standard error of the mean time, from the spread within each input set: input sets of
+    different cost (a power-law matrix's longest row) are a fixed effect, balanced by the set order,
+    not noise, and must not keep a precise measurement running to its time budget."""
+    x = np.asarray(values, dtype=np.float64)
+    groups = np.asarray(sets if sets else [0] * x.size)
+    kinds = np.unique(groups)
+    dof = x.size - kinds.size
+    if dof < 1:
+        return float("inf")
+    residual = x.copy()
+    for g in kinds:
+        residual[groups == g] -= x[groups == g].mean()
+    spread = np.sqrt(np.square(residual).sum() / dof)
+    return float(spread / np.sqrt(x.size) / max(x.mean(), 1e-12))
 
 
 _FRESH = "fresh"  # the spare's CUDA start-up failed: the job gets a fresh process image
