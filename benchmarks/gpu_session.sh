@@ -6,7 +6,9 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 export PYTHONPATH=$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONUNBUFFERED=1
-if [ -d .whl ] && ! python3 -c "import pytest" 2>/dev/null; then
+# Carried wheels: pytest for the GPU tests, tree-sitter with its CUDA grammar for the method recognizer
+# (without it searches see no structural method, which changes where kernels sit on the graph).
+if [ -d .whl ] && ! python3 -c "import pytest, tree_sitter_cuda" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl && export PYTHONPATH=$PYTHONPATH:/tmp/site
 fi
 what=${1:-all}
@@ -34,11 +36,18 @@ fi
 if [ "$what" = compare ]; then
   # MCGS vs random walk vs greedy with the offline policy (issue 7); resumable through its store.
   # A store carried in .cmp/ (the previous call's $OUT/search-cmp) seeds this one, so nothing is measured twice.
-  mkdir -p "$OUT/search-cmp"
-  [ -f .cmp/search_comparison.sqlite ] && cp .cmp/search_comparison.sqlite* "$OUT/search-cmp/"
+  # The store comes back compressed (files over 16 MiB do not come back): .cmp/search_comparison.sqlite.xz.
+  mkdir -p /tmp/search-cmp "$OUT/search-cmp"
+  [ -f .cmp/search_comparison.sqlite ] && cp .cmp/search_comparison.sqlite* /tmp/search-cmp/
+  [ -f .cmp/search_comparison.sqlite.xz ] && python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
+    .cmp/search_comparison.sqlite.xz /tmp/search-cmp/search_comparison.sqlite
   timeout ${COMPARE_TIMEOUT:-540} python3 benchmarks/search_comparison.py --target cuda \
-    --graph ${GRAPH:-src/regrapht/data/graphs/cuda.json} --out "$OUT/search-cmp" --budgets 4,8,16,32 --seeds 10 \
+    --graph ${GRAPH:-src/regrapht/data/graphs/cuda.json} --out /tmp/search-cmp --budgets 4,8,16,32 --seeds 10 \
     2>&1 | tee "$OUT/search_comparison.txt" | tail -30
+  cp /tmp/search-cmp/search_comparison.json "$OUT/search-cmp/" 2>/dev/null
+  python3 -c "import lzma, shutil, sqlite3, sys; sqlite3.connect(sys.argv[1]).execute(\"VACUUM INTO '/tmp/cmp-vacuum.sqlite'\"); shutil.copyfileobj(open('/tmp/cmp-vacuum.sqlite', 'rb'), lzma.open(sys.argv[2], 'wb', preset=6))" \
+    /tmp/search-cmp/search_comparison.sqlite "$OUT/search-cmp/search_comparison.sqlite.xz"
+  ls -la "$OUT/search-cmp"
 fi
 if [ "$what" = suite ]; then
   # TASK_IDS: space-separated ids (default: every shipped task). A results file carried in .suite/

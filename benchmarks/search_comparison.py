@@ -127,6 +127,52 @@ def ground_truth(
     return truth
 
 
+class TruthTableEvals:
+    """Answers a search's evaluations from the ground-truth table of an earlier run's report (the
+    kernels it measured, by code hash: status, reward, speedup over serial and its 95% CI low), and
+    measures nothing. The offline policy only ever proposes recorded kernels, and the table holds every
+    recorded kernel of every task, so a search needs nothing else; a kernel missing from it (a changed
+    graph) raises LookupError rather than being measured here under the report's machine name."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        self.report = report
+        self.table = {
+            (task_id, row["sha"]): row
+            for task_id, truth in report["tasks"].items()
+            for row in truth["kernels"]
+        }
+        self.config_hash = "truth:" + json.dumps(report.get("eval_config"), sort_keys=True)
+        self.fresh = 0
+
+    def machine(self, target: str) -> str:
+        return str(self.report["machine"])
+
+    def evaluate_many(self, requests: Any) -> list[Any]:
+        from regrapht.eval.record import Evaluation
+        from regrapht.search.evaluate import EvalOutcome
+        from regrapht.search.record import code_hash
+
+        out = []
+        for request in requests:
+            sha = code_hash(request.source)
+            row = self.table.get((request.task.id, sha))
+            if row is None:
+                raise LookupError(f"task {request.task.id}: kernel {sha[:12]} is not in the replayed report")
+            ev = Evaluation(request.task.id, request.target, row["status"], "", sha)
+            ev.reward = row["reward"] if row["reward"] is not None else -1.0
+            if row["speedup"] is not None:
+                ev.speedups = {
+                    "serial": {
+                        "value": row["speedup"],
+                        "ci_low": row["ci_low"],
+                        "ci_high": None,
+                        "baseline": "serial",
+                    }
+                }
+            out.append(EvalOutcome(ev, f"truth:{request.task.id}:{sha}", reused=True))
+        return out
+
+
 def score_run(result: Any, best: dict[str, Any]) -> dict[str, Any]:
     """Whether and when a run reached the best recorded kernel."""
     exact_at = noise_at = None
@@ -209,6 +255,13 @@ def main(argv: list[str] | None = None) -> int:
         "measuring nothing: the searches of a GPU run can be replayed anywhere from its carried store",
     )
     ap.add_argument(
+        "--replay-truth",
+        type=Path,
+        metavar="REPORT",
+        help="search from the ground-truth table of an earlier run's search_comparison.json (every "
+        "recorded kernel as it measured them), measuring nothing; its machine and graph must match",
+    )
+    ap.add_argument(
         "--task-edges-only",
         action="store_true",
         help="ablation: each task searches the graph cut down to the edges its own trajectories took",
@@ -216,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from regrapht.eval import EvalConfig, Evaluator, TimingConfig
+    from regrapht.graph.recognize import tree_sitter_available
     from regrapht.graph.store import default_graph_path, load_graph
     from regrapht.search import (
         Budget,
@@ -231,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     from regrapht.store import RunStore
     from regrapht.tasks import load_suite
 
+    # Where generated code sits on the graph depends on what the recognizer can see: say which one ran.
+    recognizer = "tree-sitter" if tree_sitter_available() else "lexical only (tree-sitter-cuda missing)"
     args.out.mkdir(parents=True, exist_ok=True)
     budget_s = args.eval_budget if args.eval_budget is not None else (0.3 if args.target == "cpu" else 2.0)
     config = EvalConfig(timing_config=TimingConfig(budget_s=budget_s, serial_budget_s=max(budget_s, 0.5)))
@@ -270,8 +326,18 @@ def main(argv: list[str] | None = None) -> int:
     with RunStore(store_path) as raw_store, Evaluator(config) as evaluator:
         store = SearchStore(raw_store)
         replay = {args.target: args.replay_machine} if args.replay_machine else None
-        evals = EvalService(evaluator, store, machines=replay)
-        if args.replay_machine:
+        evals: Any = EvalService(evaluator, store, machines=replay)
+        if args.replay_truth:
+            report = json.loads(args.replay_truth.read_text(encoding="utf-8"))
+            if report["graph"].get("sha256") != ginfo.get("sha256") or report["target"] != args.target:
+                print(
+                    f"--replay-truth: {args.replay_truth} measured another graph or target "
+                    f"({report['graph'].get('sha256', '?')[:12]}, {report['target']})",
+                    file=sys.stderr,
+                )
+                return 2
+            evals = TruthTableEvals(report)
+        elif args.replay_machine:
             missing = sorted(
                 t.id
                 for t in tasks
@@ -329,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     print(
-        f"offline policy ({policy.label}); {len(tasks)} {args.split} tasks x {args.seeds} seeds; machine {machine}"
+        f"offline policy ({policy.label}); {len(tasks)} {args.split} tasks x {args.seeds} seeds; machine {machine}; "
+        f"method recognizer: {recognizer}"
         + ("; each task on its own recorded edges only" if args.task_edges_only else "")
     )
     header = f"{'strategy':10} {'budget':>6} {'found':>7} {'~found':>7} {'evals to best':>14} {'gens to best':>13} {'evals spent':>12} {'best/recorded':>14}"
@@ -357,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
         "model": meta,
         "machine": machine,
         "eval_config": {"timing_budget_s": budget_s},
+        "recognizer": recognizer,
+        "replayed_from": None if args.replay_truth is None else str(args.replay_truth),
         "tasks": {t.id: truth[t.id] for t in tasks},
         "summary": table,
         "runs": runs,

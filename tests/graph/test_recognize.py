@@ -72,3 +72,36 @@ def test_lexical_fallback_without_tree_sitter(monkeypatch) -> None:
 def test_unroll_1_is_not_unrolling() -> None:
     src = "__global__ void k(float* a) {\n#pragma unroll 1\n  for (int i = 0; i < 4; ++i) a[i] = 0;\n}\n"
     assert "loop_unrolling" not in recognize(src).methods
+
+
+def test_structural_methods_are_not_claimed_recognizable_without_the_tree(monkeypatch) -> None:
+    """Without tree-sitter, `parallelize` cannot be seen, so not seeing it must not count as evidence."""
+    assert "parallelize" in recognizable("cuda", structural=True)
+    lexical_only = set(recognizable("cuda", structural=False))
+    assert "parallelize" not in lexical_only and "shared_memory_tiling" not in lexical_only
+    assert "warp_shuffle_reduction" in lexical_only  # a lexical signal (__shfl_*_sync) needs no tree
+
+    def broken():
+        raise ImportError("No module named 'tree_sitter_cuda'")
+
+    monkeypatch.setattr(rec_mod, "_parser", broken)
+    assert set(recognizable("cuda")) == lexical_only
+    assert "memory_coalescing" in unrecognizable("cuda") and "parallelize" not in unrecognizable("cuda")
+
+
+def test_a_search_places_a_step_at_its_method_when_the_tree_is_missing(monkeypatch) -> None:
+    """The search trusts the applied method when the recognizer cannot see it (no syntax tree), rather
+    than sending the kernel back to the initial node, where no recorded step starts from it."""
+    from types import SimpleNamespace
+
+    from regrapht.graph.store import load_graph
+    from regrapht.search.context import SearchContext
+
+    graph = load_graph(Path(rec_mod.__file__).parent.parent / "data" / "graphs" / "cuda.json")
+
+    def broken():
+        raise ImportError("No module named 'tree_sitter_cuda'")
+
+    monkeypatch.setattr(rec_mod, "_parser", broken)
+    ctx = SimpleNamespace(graph=graph, _recognizable=None, target="cuda")
+    assert SearchContext._place(ctx, "parallelize", ()) == ("parallelize",)

@@ -569,14 +569,24 @@ def recognize(source: str, target: str = "cuda", taxonomy: Taxonomy | None = Non
     return Recognition(methods, a.notice)
 
 
-def recognizable(target: str = "cuda", taxonomy: Taxonomy | None = None) -> list[str]:
-    """Methods this recognizer can see in code for `target`."""
+def recognizable(
+    target: str = "cuda", taxonomy: Taxonomy | None = None, structural: bool | None = None
+) -> list[str]:
+    """Methods this recognizer can see in code for `target`. Methods with structural signals count
+    only with the syntax tree (`structural`: by default, whether tree-sitter's CUDA grammar loads):
+    without it their absence from a recognition says nothing, and a search that took it as evidence
+    would place every kernel back on the initial node."""
     tax = taxonomy if taxonomy is not None else default_taxonomy()
-    return sorted(m.name for m in tax.for_target(target) if m.recognize or m.name in STRUCTURAL)
+    structural = tree_sitter_available() if structural is None else structural
+    return sorted(
+        m.name
+        for m in tax.for_target(target)
+        if (m.name in STRUCTURAL and structural) or (m.recognize and m.name not in STRUCTURAL)
+    )
 
 
 def unrecognizable(target: str = "cuda", taxonomy: Taxonomy | None = None) -> list[str]:
     """Methods with no static signal for `target` (they are judged by trajectories, not by reading code)."""
     tax = taxonomy if taxonomy is not None else default_taxonomy()
-    seen = set(recognizable(target, tax))
+    seen = set(recognizable(target, tax, structural=True))
     return sorted(m.name for m in tax.for_target(target) if m.name not in seen)
