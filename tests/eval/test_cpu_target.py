@@ -14,7 +14,8 @@ def test_correct_candidate_is_timed_against_serial(evaluator, vec_scale):
     assert len(ev.cases) == 3 * len(vec_scale.test_sizes)
     assert all(c.status == "correct" for c in ev.cases)
     cand, serial = ev.timings["candidate"], ev.timings["serial"]
-    assert cand["n"] >= 10 and serial["n"] >= 3
+    # min_rounds (10), or at least the floor of 5 once a loaded machine spends the time budget
+    assert cand["n"] >= 5 and serial["n"] >= 3
     assert cand["q1_s"] <= cand["median_s"] <= cand["q3_s"]
     s = ev.speedups["serial"]
     assert s["ci_low"] <= s["value"] <= s["ci_high"]

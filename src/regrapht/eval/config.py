@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 
@@ -42,4 +43,16 @@ class EvalConfig:
     # one keeps serial timings free of each other's noise; a second keeps multi-GB tasks from
     # leaving the device idle (measured: 34 of 100 worker-seconds waited on one thread).
     reference_threads: int = 2
+    # Bench data of tasks no queued candidate needs stays, up to this much (None: a quarter of the
+    # machine's memory, at least 2 GiB), so a search's later batches reuse it instead of rebuilding it.
+    reference_cache_gib: float | None = None
     spare_worker: bool = True  # start the next cuda worker (Python, CUDA context) during the current one
+
+    def reference_cache_bytes(self) -> int:
+        if self.reference_cache_gib is not None:
+            return int(self.reference_cache_gib * (1 << 30))
+        try:
+            total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError):
+            total = 8 << 30
+        return max(2 << 30, total // 4)

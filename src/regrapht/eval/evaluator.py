@@ -16,7 +16,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,6 +156,8 @@ class Evaluator:
         self._prefetcher: ThreadPoolExecutor | None = None
         self._prefetched: set[str] = set()  # built ahead and not yet released
         self._released: set[str] = set()
+        self._idle: OrderedDict[str, int] = OrderedDict()  # released, retained: key -> bytes held
+        self._dirs: dict[int, tuple[Task, Path]] = {}
         self._lookahead = 2
         self._closing = False
         self._device: dict[str, Any] | None = None
@@ -214,45 +216,51 @@ class Evaluator:
         return [r for r in results if r is not None]
 
     def _next_runnable(self, prepared: list[_Prepared], pending: list[int]) -> int:
-        """The first pending item that would not wait for a compile or for bench data; when none is
-        ready yet, waits for the next compile or bench build to end, and when nothing is under way
-        that could make one ready, takes the first pending item (it then builds what it needs)."""
+        """The first pending item that can run without waiting (compiled, its bench data built or not
+        needed); failing that, the first compiled one (its correctness cases then run while its bench
+        data is built, as before); failing that, waits for the next compile to end."""
         while True:
             blocked_tasks: set[str] = set()
-            waits: list[Future] = []
+            compiles: list[Future] = []
+            fallback: int | None = None
             for i in pending:
                 p = prepared[i]
                 key = str(p.task.root)
                 if key in blocked_tasks:
                     continue  # an earlier item of its task waits: one task's items keep their order
-                missing = self._missing(p)
-                if not missing:
+                unbuilt, needs_bench = self._missing(p)
+                if not unbuilt and not needs_bench:
                     return i
                 blocked_tasks.add(key)
-                waits.extend(f for f in missing if f is not None)
-            if not waits:
+                if unbuilt:
+                    compiles.extend(unbuilt)
+                elif fallback is None:
+                    fallback = i
+            if fallback is not None:
+                return fallback
+            if not compiles:
                 return pending[0]
-            # The timeout re-reads the state: a prefetcher may start a task's bench data meanwhile.
-            wait(waits, timeout=1.0, return_when=FIRST_COMPLETED)
+            wait(compiles, timeout=1.0, return_when=FIRST_COMPLETED)
 
-    def _missing(self, p: _Prepared) -> list[Future | None]:
-        """What `p` would wait for if it ran now: unfinished compiles, or its task's bench data (None
-        when no one builds it yet: running `p` would build it); empty when it can run at once."""
+    def _missing(self, p: _Prepared) -> tuple[list[Future], bool]:
+        """What `p` would wait for if it ran now: its unfinished compiles, and whether its task's bench
+        data is still to be built (or being built)."""
         if p.candidate is None:
-            return []
+            return [], False
         builds = [p.candidate, *p.baselines.values()]
-        if p.target == "cuda" and self._device_check is not None:
+        if self._uses_device_check(p.task, p.target) and self._device_check is not None:
             builds.append(self._device_check)
-        compiles = [f for f in builds if not f.done()]
-        if compiles:
-            return list(compiles)
+        unbuilt = [f for f in builds if not f.done()]
+        if unbuilt:
+            return unbuilt, False
         if not self.config.timing or not p.candidate.result().ok:
-            return []
+            return [], False
         with self._bench_lock:
             bench = self._benches.get(str(self._task_dir(p.task)))
-        if bench is None:
-            return [None]
-        return [] if bench.done() else [bench]
+        return [], bench is None or not bench.done()
+
+    def _uses_device_check(self, task: Task, target: str) -> bool:
+        return self.config.timing and target == "cuda" and task.convention == "device"
 
     # ---- stages ----------------------------------------------------------------------------
     def _prepare(self, task: Task, source: str, target: str, baselines: dict[str, str]) -> _Prepared:
@@ -263,7 +271,7 @@ class Evaluator:
         if self.config.static_screen and screen.blocking(findings):
             return _Prepared(task, source, target, findings, None, {}, started)
         kind: Kind = "cuda" if target == "cuda" else "cpu"
-        if kind == "cuda":
+        if self._uses_device_check(task, target):
             self._device_check_build()  # beside the first candidates: workers need it only to time
         submit = self._submitter(task)
         extra = dict(baselines)
@@ -340,8 +348,13 @@ class Evaluator:
         return lambda *parts: derive_seed(self.secret, task.id, *parts)
 
     def _task_dir(self, task: Task) -> Path:
+        known = self._dirs.get(id(task))
+        if known is not None and known[0] is task:
+            return known[1]
         digest = hashlib.sha1(f"{task.root}@{task.content_hash()}".encode()).hexdigest()[:10]
-        return self.workdir / f"ref-{task.id}-{digest}"
+        path = self.workdir / f"ref-{task.id}-{digest}"
+        self._dirs[id(task)] = (task, path)  # the task object is kept, so its id is never reused
+        return path
 
     def _serial_library(self, task: Task) -> str:
         serial = self.compiler.compile(
@@ -371,6 +384,7 @@ class Evaluator:
         key = str(self._task_dir(task))
         with self._bench_lock:
             future = self._benches.get(key)
+            self._idle.pop(key, None)  # in use again: not to be evicted
             owner = future is None
             if owner:
                 future = self._benches[key] = Future()
@@ -393,7 +407,11 @@ class Evaluator:
                 max_workers=threads, thread_name_prefix="regrapht-reference"
             )
             self._lookahead = threads + 1
-        for task in {str(t.root): t for t in tasks}.values():
+        batch = {str(t.root): t for t in tasks}.values()
+        with self._bench_lock:
+            for task in batch:
+                self._released.discard(str(self._task_dir(task)))  # needed again: may be built ahead again
+        for task in batch:
             self._prefetcher.submit(self._prefetch_one, task)
 
     def _prefetch_one(self, task: Task) -> None:
@@ -409,16 +427,33 @@ class Evaluator:
         self._bench_reference(task)
 
     def release(self, task: Task) -> None:
-        """Forget a task's bench data (its files and arrays) once no candidate needs it."""
+        """Say that no candidate queued now needs a task's bench data. The data stays while the
+        retained data of released tasks fits `reference_cache_gib` (the least recently released go
+        first), so a search that evaluates a task batch after batch builds it, and times its serial
+        baseline, once. Data still being built is dropped when its build ends."""
         key = str(self._task_dir(task))
+        dropped: list[Future] = []
         with self._bench_lock:
-            future = self._benches.pop(key, None)
+            future = self._benches.get(key)
             self._released.add(key)
             self._prefetched.discard(key)
+            if future is not None and future.done() and future.exception() is None:
+                self._idle.pop(key, None)
+                self._idle[key] = future.result().held_bytes
+                dropped = self._evict_locked()
+            elif future is not None:
+                dropped = [self._benches.pop(key)]
             self._bench_lock.notify_all()
-        if future is not None:
-            # Still being built (by the prefetcher): its files go when the build ends.
-            future.add_done_callback(_remove_bench_files)
+        for gone in dropped:
+            gone.add_done_callback(_remove_bench_files)
+
+    def _evict_locked(self) -> list[Future]:
+        cap = self.config.reference_cache_bytes()
+        dropped = []
+        while self._idle and sum(self._idle.values()) > cap:
+            key, _ = self._idle.popitem(last=False)
+            dropped.append(self._benches.pop(key))
+        return dropped
 
     def _build_bench_reference(self, task: Task) -> BenchReference:
         start = time.perf_counter()
@@ -575,7 +610,7 @@ class Evaluator:
             runs=2,
         )
         job["await_timing"] = self.config.timing
-        job["device_check"] = self._device_check_library() if job["device_buffers"] else None
+        job["device_check"] = self._device_check_library() if self._uses_device_check(task, target) else None
         run = _Run(job_dir=job_dir)
         checker = load_checker(task)
         first_runs: dict[int, dict[str, Any]] = {}
@@ -641,7 +676,10 @@ class Evaluator:
     def _device_check_library(self) -> str | None:
         """The harness's own comparison kernel; without it (it failed to build) outputs are compared
         on the host, as correctly and more slowly."""
-        built: CompileResult = self._device_check_build().result()
+        try:
+            built: CompileResult = self._device_check_build().result()
+        except Exception:  # the build itself broke (not a failed compile): host comparison it is
+            return None
         return built.library if built.ok else None
 
     def _take_spare(self) -> SpareWorker | None:
@@ -990,6 +1028,10 @@ def _phases(outcome: WorkerOutcome) -> dict[str, float]:
     timing = outcome.last("timing")
     if timing:
         phases["timing"] = timing["seconds"]
+    if "done" in stamps and (outcome.last("hello") or {}).get("spare"):
+        # A spare's clock starts when its job arrives, as the parent's does: what follows its last
+        # message is the end of the process (its CUDA context) and the parent's reaping of it.
+        phases["exit"] = max(0.0, outcome.seconds - stamps["done"])
     return {k: round(v, 4) for k, v in phases.items()}
 
 

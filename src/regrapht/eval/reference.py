@@ -41,6 +41,12 @@ class BenchReference:
     def nbytes(self) -> dict[str, int]:
         return self.sets[0].nbytes
 
+    @property
+    def held_bytes(self) -> int:
+        """Memory the data holds while kept: the input files (memory-backed where possible) and
+        the expected outputs, per set (each argument counted once, as input or output)."""
+        return sum(sum(s.nbytes.values()) for s in self.sets)
+
 
 def write_case(
     task: Task, case_dir: Path, label: str, sizes: dict[str, int], seed_index: int, inputs: dict[str, Any]

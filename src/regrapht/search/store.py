@@ -56,7 +56,8 @@ SEARCH_SCHEMA = Schema(
 
 # Settings that do not change a verdict or a timing: the input secret, where compiles are cached,
 # how many compile in parallel.
-_NOT_IN_KEY = ("secret", "cache_dir", "jobs")
+# Settings that change how an evaluation is run, not what it measures.
+_NOT_IN_KEY = ("secret", "cache_dir", "jobs", "reference_cache_gib")
 
 
 def _now() -> str:
