@@ -213,7 +213,8 @@ class Evaluator:
             left[str(p.task.root)] -= 1
             if left[str(p.task.root)] == 0:
                 self.release(p.task)
-        return [r for r in results if r is not None]
+        assert all(r is not None for r in results)  # every item ran exactly once
+        return results  # type: ignore[return-value]
 
     def _next_runnable(self, prepared: list[_Prepared], pending: list[int]) -> int:
         """The first pending item that can run without waiting (compiled, its bench data built or not

@@ -195,6 +195,8 @@ class Worker:
         self.mem = DeviceMemory(self.rt, job.get("device_check")) if job["device_buffers"] else HostMemory()
         self.pool: dict[tuple[str, int], Any] = {}
         self.entries: dict[str, Any] = {}
+        # the array arguments a call writes: what the checks snapshot, keep and send
+        self.written = [a for a in job["args"] if a["array"] and a["role"] in ("output", "inout")]
 
     # ---- setup -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -323,12 +325,11 @@ class Worker:
         synchronization: work still running elsewhere (a non-blocking stream, a host thread) makes
         the final buffer differ from this copy."""
         snapshots = {}
-        for a in self.job["args"]:
-            if a["array"] and a["role"] in ("output", "inout"):
-                size = nbytes[a["name"]]
-                shadow = self.buffer(a["name"], size, tag=".at_return")
-                self.mem.copy(shadow, 0, handles[a["name"]], self.guard, size)
-                snapshots[a["name"]] = shadow
+        for a in self.written:
+            size = nbytes[a["name"]]
+            shadow = self.buffer(a["name"], size, tag=".at_return")
+            self.mem.copy(shadow, 0, handles[a["name"]], self.guard, size)
+            snapshots[a["name"]] = shadow
         return snapshots
 
     def _prepare(self, nbytes: dict[str, int], inputs: dict[str, np.ndarray], poison: int) -> dict[str, Any]:
@@ -368,7 +369,7 @@ class Worker:
         handles = {a["name"]: self.buffer(a["name"], nbytes[a["name"]]) for a in arrays}
         flush_bytes = int(spec.get("flush_bytes") or self._default_flush_bytes())
         flush = self.mem.alloc(flush_bytes)
-        anchors = self._anchors(spec, arrays, nbytes)
+        anchors = self._anchors(spec, nbytes)
         start_ev = end_ev = 0
         if self.rt is not None:
             start_ev, end_ev = self.rt.event(), self.rt.event()
@@ -474,14 +475,13 @@ class Worker:
         self.channel.send(event="timing", samples=samples, checks=checks, seconds=time.perf_counter() - began)
 
     def _anchors(
-        self, spec: dict[str, Any], arrays: list[dict[str, Any]], nbytes: dict[str, int]
+        self, spec: dict[str, Any], nbytes: dict[str, int]
     ) -> dict[tuple[str, int], dict[str, Any]] | None:
         """Every buffer the timed checks need, allocated before the first timed call: an allocation
         (or a drop in free memory) between calls would tell a candidate which calls are checked.
         The snapshot at return per output, and one anchor per checked library, input set and output.
         None when the anchors do not fit: every check then sends its output to the parent."""
-        written = [a for a in arrays if a["role"] in ("output", "inout")]
-        for a in written:
+        for a in self.written:
             self.buffer(a["name"], nbytes[a["name"]], tag=".at_return")
         anchors: dict[tuple[str, int], dict[str, Any]] = {}
         try:
@@ -489,7 +489,7 @@ class Worker:
                 for s in range(int(spec["sets"])):
                     anchor: dict[str, Any] = {"round": None, "buffers": {}}
                     anchors[(lib, s)] = anchor
-                    for a in written:
+                    for a in self.written:
                         anchor["buffers"][a["name"]] = self.mem.alloc(nbytes[a["name"]])
         except Exception as exc:
             from regrapht.eval.cudart import CudaError
@@ -520,7 +520,7 @@ class Worker:
         output after synchronization (late writes), and the output against this input set's first
         checked output (its anchor). Only an anchor, or an output that differs from its anchor,
         crosses to the parent as a file for the full check against the expected values."""
-        written = [a for a in self.job["args"] if a["array"] and a["role"] in ("output", "inout")]
+        written = self.written
         late = {}
         for a in written:
             changed = self.mem.differences(
