@@ -95,17 +95,21 @@ def throughput(tasks, out: Path) -> dict:
 
 
 def repeatability(task, source: str, runs: int) -> dict:
-    medians, speedups = [], []
+    medians, speedups, samples, iqrs = [], [], [], []
     for _ in range(runs):
         with Evaluator(EvalConfig()) as evaluator:
             result = evaluator.evaluate(task, source, "cuda")
         assert result.status == "correct", result.message
         medians.append(result.timings["candidate"]["median_s"])
+        samples.append(result.timings["candidate"]["n"])
+        iqrs.append(result.timings["candidate"]["iqr_s"] / result.timings["candidate"]["median_s"])
         speedups.append(result.speedups["naive"]["value"])
     return {
         "task": task.id,
         "runs": runs,
         "medians_ms": [m * 1e3 for m in medians],
+        "samples": samples,
+        "relative_iqr": iqrs,
         "spread": max(medians) / min(medians) - 1,
         "speedup_vs_naive": speedups,
         "speedup_spread": max(speedups) / min(speedups) - 1,

@@ -9,8 +9,10 @@ import time
 from concurrent.futures import Future
 from types import SimpleNamespace
 
+import numpy as np
+
 from regrapht.eval import Evaluator
-from regrapht.eval.evaluator import _Prepared
+from regrapht.eval.evaluator import _Prepared, bench_bytes, build_order
 from regrapht.tasks import load_task
 from tests.eval.conftest import HERE, candidate, quick_config
 
@@ -95,3 +97,58 @@ def test_released_bench_data_is_kept_within_the_cache_and_dropped_beyond_it(buil
         assert not a.dir.exists() and b.dir.is_dir()
         assert evaluator._bench_reference(host) is b
         assert evaluator._bench_reference(vec_scale) is not a  # built again
+
+
+def _sized(task_id: str, n: int) -> SimpleNamespace:
+    """A task stand-in whose bench data holds `n` float32 elements per input set."""
+    array = SimpleNamespace(n_elements=lambda sizes: n, dtype=SimpleNamespace(numpy=np.dtype("float32")))
+    return SimpleNamespace(
+        id=task_id, root=f"/tasks/{task_id}", convention="device", arrays=[array], bench_size={}
+    )
+
+
+def test_bench_data_is_built_cheapest_first_then_largest_first():
+    tasks = [_sized("mid", 300), _sized("huge", 4000), _sized("tiny", 10), _sized("big", 900)]
+    assert bench_bytes(tasks[1], 2) == 2 * 4 * 4000
+    assert [t.id for t in build_order(tasks, 2)] == ["tiny", "huge", "big", "mid"]
+    assert [t.id for t in build_order(tasks[:2], 2)] == ["mid", "huge"]  # two: both start at once
+
+
+def test_while_nothing_is_ready_the_task_whose_data_comes_soonest_runs(build_cache):
+    """Both waiting tasks' data is being built: the smaller one's candidate starts (its data comes
+    first); a task whose build has not started comes after both."""
+    with Evaluator(quick_config(build_cache)) as evaluator:
+        evaluator._task_dir = lambda task: f"/ref/{task.id}"  # type: ignore[method-assign]
+        items = []
+        for task in (_sized("unstarted", 1), _sized("large", 10**6), _sized("small", 10**3)):
+            p = _item(task.id, compiled=True)
+            p.task = task
+            items.append(p)
+        evaluator._benches["/ref/large"] = Future()
+        evaluator._benches["/ref/small"] = Future()
+        assert evaluator._next_runnable(items, [0, 1, 2]) == 2
+        del evaluator._benches["/ref/small"]
+        assert evaluator._next_runnable(items, [0, 1, 2]) == 1
+        evaluator._benches.clear()
+        assert evaluator._next_runnable(items, [0, 1, 2]) == 0  # none being built: the first
+
+
+def test_builds_run_ahead_past_the_count_while_their_data_fits(build_cache):
+    """Two tasks are built ahead and unreleased (the lookahead count): a third starts anyway when the
+    data of all three fits reference_cache_gib, and waits when it does not."""
+    for cap_gib, starts in ((1.0, True), (1e-6, False)):
+        with Evaluator(quick_config(build_cache, reference_cache_gib=cap_gib)) as evaluator:
+            evaluator._task_dir = lambda task: f"/ref/{task.id}"  # type: ignore[method-assign]
+            built: list[str] = []
+            evaluator._bench_reference = lambda task, built=built: built.append(task.id)  # type: ignore[method-assign]
+            evaluator._lookahead = 2
+            evaluator._prefetched = {"/ref/a": 8000, "/ref/b": 8000}
+            worker = threading.Thread(target=evaluator._prefetch_one, args=(_sized("c", 1000),), daemon=True)
+            worker.start()
+            worker.join(timeout=0.5)
+            assert (built == ["c"]) is starts
+            evaluator._closing = True  # let a waiting build give up
+            with evaluator._bench_lock:
+                evaluator._bench_lock.notify_all()
+            worker.join(timeout=3)
+            assert not worker.is_alive()

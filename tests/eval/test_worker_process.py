@@ -258,3 +258,15 @@ def test_timed_rounds_visit_every_input_set_equally(evaluator, vec_scale):
         (by_round[r], by_round[r + 1]) for r in range(0, rounds, 2) if r in by_round and r + 1 in by_round
     ]
     assert len(blocks) >= 5 and all(sorted(b) == [0, 1] for b in blocks)
+
+
+def test_timing_runs_at_least_min_s_within_the_budget():
+    """Precise samples stop a fast kernel only once `min_s` has passed; the budget still bounds it."""
+    from regrapht.eval.worker import Worker
+
+    precise = {"candidate": {"event": [1e-3] * 20, "set": [0, 1] * 10}}
+    spec = {"max_rounds": 400, "min_rounds": 10, "budget_s": 1.0, "target_rse": 0.005, "min_s": 0.1}
+    assert not Worker._enough(precise, spec, elapsed=0.05, rounds=23, timed=20)
+    assert Worker._enough(precise, spec, elapsed=0.15, rounds=23, timed=20)
+    assert Worker._enough(precise, {**spec, "min_s": 5.0}, elapsed=1.01, rounds=23, timed=20)
+    assert Worker._enough(precise, {**spec, "min_s": 0.0}, elapsed=0.01, rounds=23, timed=20)

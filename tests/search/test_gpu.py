@@ -83,8 +83,12 @@ def test_optimize_on_the_gpu(cuda_graph: Path, tmp_path: Path) -> None:
     assert (out / "best.cu").is_file()
     page = (out / "report.html").read_text()
     assert "of the physical floor" in page and "speedup over naive" in page
-    wrong = [a for a in record["attempts"] if a["method"] == "loop_unrolling"]
-    assert all(a["status"] == "wrong_answer" for a in wrong)
+    # The off-by-one step is replayed where it was recorded and judged wrong. Where the search asks
+    # for loop_unrolling on other code (the vectorized kernel also sits on `parallelize` when the
+    # syntax tree is read), the offline policy has no recorded step and nothing is evaluated.
+    unrolled = [a for a in record["attempts"] if a["method"] == "loop_unrolling"]
+    evaluated = [a for a in unrolled if a["status"] != "no_recorded_step"]
+    assert evaluated and all(a["status"] == "wrong_answer" for a in evaluated), unrolled
 
 
 def test_bench_on_the_gpu(cuda_graph: Path, tmp_path: Path) -> None:

@@ -154,7 +154,7 @@ class Evaluator:
         self._benches: dict[str, Future] = {}
         self._bench_lock = threading.Condition()
         self._prefetcher: ThreadPoolExecutor | None = None
-        self._prefetched: set[str] = set()  # built ahead and not yet released
+        self._prefetched: dict[str, int] = {}  # built ahead and not yet released: key -> bytes it holds
         self._released: set[str] = set()
         self._idle: OrderedDict[str, int] = OrderedDict()  # released, retained: key -> bytes held
         self._dirs: dict[int, tuple[Task, Path]] = {}
@@ -218,12 +218,14 @@ class Evaluator:
 
     def _next_runnable(self, prepared: list[_Prepared], pending: list[int]) -> int:
         """The first pending item that can run without waiting (compiled, its bench data built or not
-        needed); failing that, the first compiled one (its correctness cases then run while its bench
-        data is built, as before); failing that, waits for the next compile to end."""
+        needed); failing that, a compiled one whose task's bench data comes soonest (the smallest of
+        those being built, else the first), so its correctness cases run while the data is built;
+        failing that, waits for the next compile to end."""
+        input_sets = self.config.timing_config.input_sets
         while True:
             blocked_tasks: set[str] = set()
             compiles: list[Future] = []
-            fallback: int | None = None
+            waiting: list[int] = []
             for i in pending:
                 p = prepared[i]
                 key = str(p.task.root)
@@ -235,10 +237,14 @@ class Evaluator:
                 blocked_tasks.add(key)
                 if unbuilt:
                     compiles.extend(unbuilt)
-                elif fallback is None:
-                    fallback = i
-            if fallback is not None:
-                return fallback
+                else:
+                    waiting.append(i)
+            if waiting:
+                with self._bench_lock:
+                    building = [i for i in waiting if str(self._task_dir(prepared[i].task)) in self._benches]
+                if building:
+                    return min(building, key=lambda i: bench_bytes(prepared[i].task, input_sets))
+                return waiting[0]
             if not compiles:
                 return pending[0]
             wait(compiles, timeout=1.0, return_when=FIRST_COMPLETED)
@@ -397,8 +403,11 @@ class Evaluator:
         return future.result()
 
     def prefetch(self, tasks: list[Task], threads: int = 1) -> None:
-        """Build bench references in the background while candidates run on the device, at most
-        `threads + 1` ahead of the tasks released so far (bench data can take gigabytes each). One
+        """Build bench references in the background while candidates run on the device: `threads + 1`
+        tasks ahead of those released so far, and more while their data fits `reference_cache_gib`
+        beside the retained data (bench data can take gigabytes each). The cheapest task is built
+        first, so the device starts soon, then the rest largest first, so a multi-gigabyte task is
+        built while the others' candidates run instead of last, with the device waiting on it. One
         thread (the default) keeps serial timings from competing with each other; more finish sooner
         on a machine with cores to spare, at the cost of some noise in the serial baseline."""
         if not self.config.timing:
@@ -408,23 +417,28 @@ class Evaluator:
                 max_workers=threads, thread_name_prefix="regrapht-reference"
             )
             self._lookahead = threads + 1
-        batch = {str(t.root): t for t in tasks}.values()
+        batch = list({str(t.root): t for t in tasks}.values())
         with self._bench_lock:
             for task in batch:
                 self._released.discard(str(self._task_dir(task)))  # needed again: may be built ahead again
-        for task in batch:
+        for task in build_order(batch, self.config.timing_config.input_sets):
             self._prefetcher.submit(self._prefetch_one, task)
 
     def _prefetch_one(self, task: Task) -> None:
         key = str(self._task_dir(task))
+        size = bench_bytes(task, self.config.timing_config.input_sets)
+        cap = self.config.reference_cache_bytes()
         with self._bench_lock:
             while (
-                len(self._prefetched) >= self._lookahead and key not in self._released and not self._closing
+                len(self._prefetched) >= self._lookahead
+                and sum(self._prefetched.values()) + sum(self._idle.values()) + size > cap
+                and key not in self._released
+                and not self._closing
             ):
                 self._bench_lock.wait(timeout=1.0)
             if self._closing or key in self._released or key in self._benches:
                 return  # done already, or being built by a candidate that needed it first
-            self._prefetched.add(key)
+            self._prefetched[key] = size
         self._bench_reference(task)
 
     def release(self, task: Task) -> None:
@@ -437,7 +451,7 @@ class Evaluator:
         with self._bench_lock:
             future = self._benches.get(key)
             self._released.add(key)
-            self._prefetched.discard(key)
+            self._prefetched.pop(key, None)
             if future is not None and future.done() and future.exception() is None:
                 self._idle.pop(key, None)
                 self._idle[key] = future.result().held_bytes
@@ -476,6 +490,7 @@ class Evaluator:
             tc.serial_max_rounds,
             min_rounds=3,
             warmup_rounds=0,  # the two output-producing calls just before warmed pages and caches
+            min_s=0.0,  # serial calls are long; its rounds and budget bound it
         )
         spec["floor_rounds"] = 1
         samples = self._run_reference(task, sets, timing=spec)
@@ -579,6 +594,7 @@ class Evaluator:
         max_rounds: int,
         min_rounds: int | None = None,
         warmup_rounds: int | None = None,
+        min_s: float | None = None,
     ) -> dict[str, Any]:
         tc = self.config.timing_config
         return {
@@ -590,6 +606,7 @@ class Evaluator:
             "warmup_rounds": tc.warmup_rounds if warmup_rounds is None else warmup_rounds,
             "warmup_s": tc.warmup_s,
             "min_rounds": tc.min_rounds if min_rounds is None else min_rounds,
+            "min_s": tc.min_s if min_s is None else min_s,
             "max_rounds": max_rounds,
             "budget_s": budget_s,
             "target_rse": tc.target_rse,
@@ -1004,6 +1021,21 @@ def _bench_inputs(task: Task, bench_set: RefCase) -> dict[str, Any]:
         if arg.is_array and arg.is_read:
             values[arg.name] = np.load(bench_set.dir / f"{arg.name}.npy", mmap_mode="r")
     return values
+
+
+def bench_bytes(task: Task, input_sets: int) -> int:
+    """What a task's bench data holds while kept (as `BenchReference.held_bytes` counts it)."""
+    per_set = sum(a.n_elements(task.bench_size) * a.dtype.numpy.itemsize for a in task.arrays)
+    return per_set * input_sets
+
+
+def build_order(tasks: list[Task], input_sets: int) -> list[Task]:
+    """The order to build bench data in: the cheapest first (the device gets work soonest), then the
+    largest first (the longest builds overlap the most device work)."""
+    if len(tasks) < 3:
+        return list(tasks)
+    ranked = sorted(tasks, key=lambda t: bench_bytes(t, input_sets))
+    return [ranked[0], *reversed(ranked[1:])]
 
 
 def _remove_bench_files(future: Future) -> None:

@@ -419,8 +419,11 @@ class Worker:
                             nbytes[a["name"]],
                             self.poison[round_index % len(self.poison)],
                         )
-                self.mem.fill(flush, 0, flush_bytes, round_index & 0xFF)
                 self._sync_and_check("before a timed call")
+                # The L2 flush is queued after the synchronization, so the device is still writing it
+                # while the start event and the call are queued: on an idle device, the host's own
+                # launch latency (microseconds, varying with the CPU's state) would time as the kernel's.
+                self.mem.fill(flush, 0, flush_bytes, round_index & 0xFF)
                 args = self._arguments(handles, scalars)
                 fn = self.entries[lib]
                 check_this = lib in spec["check_libs"] and (
@@ -607,6 +610,8 @@ class Worker:
             return elapsed > float(spec["budget_s"]) and timed >= int(spec.get("floor_rounds", 5))
         if elapsed > float(spec["budget_s"]):
             return True
+        if elapsed < min(float(spec.get("min_s", 0.0)), float(spec["budget_s"])):
+            return False
         for lib_samples in samples.values():
             if within_set_rse(lib_samples["event"], lib_samples.get("set")) > float(spec["target_rse"]):
                 return False
