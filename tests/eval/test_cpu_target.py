@@ -24,11 +24,15 @@ def test_correct_candidate_is_timed_against_serial(evaluator, vec_scale):
     assert ev.reward == pytest.approx(expected_reward)
     assert ev.fingerprint["target"] == "cpu" and ev.fingerprint["gxx"]
     assert "plausibility" in ev.roofline["note"]
+    # where the time went: the task's bench-data build, and the worker's phases within its time
+    assert ev.seconds["bench_build"] > 0
+    assert ev.seconds["timing"] <= ev.seconds["worker"]
 
 
 def test_wrong_answer_names_index_expected_and_actual(evaluator, vec_scale):
     ev = evaluator.evaluate(vec_scale, candidate("wrong.cpp"), "cpu")
     assert ev.status == "wrong_answer"
+    assert "bench_build" not in ev.seconds  # never built for a wrong candidate
     assert "`out`" in ev.message and "first at index 0" in ev.message
     assert "expected" in ev.message and "got" in ev.message
     assert ev.reward == -1.0

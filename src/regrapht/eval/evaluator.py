@@ -336,6 +336,8 @@ class Evaluator:
         run = self._run_candidate(task, p.target, libs, tests)
         ev.seconds["worker"] = run.outcome.seconds
         ev.seconds.update(_phases(run.outcome))
+        if run.bench is not None:
+            ev.seconds["bench_build"] = round(run.bench.seconds, 4)  # the task's, shared by its candidates
         ev.output_head = run.outcome.output_head[:2000]
         try:
             self._judge(ev, task, p.target, run)
