@@ -11,8 +11,8 @@ class TimingConfig:
     warmup_rounds: int = 3
     warmup_s: float = 0.1  # fewer warm-up rounds for kernels slower than this per round (at least one)
     min_rounds: int = 10
-    # Timed rounds go on for at least this long (within the budget): ten rounds of a 0.2 ms kernel
-    # span a few milliseconds, and a median should cover more of the device's behaviour than that.
+    # Timing (its warm-up included) goes on for at least this long, within the budget: ten rounds of
+    # a 0.2 ms kernel span a few milliseconds, and a median should cover more of the device than that.
     min_s: float = 0.1
     max_rounds: int = 400
     target_rse: float = 0.005  # stop when every timed kernel's relative standard error is below this

@@ -337,7 +337,9 @@ class Evaluator:
         ev.seconds["worker"] = run.outcome.seconds
         ev.seconds.update(_phases(run.outcome))
         if run.bench is not None:
-            ev.seconds["bench_build"] = round(run.bench.seconds, 4)  # the task's, shared by its candidates
+            # The task's build, as long as it took: shared by its candidates, and by later batches
+            # that reuse the kept data (so it is not a cost of this evaluation to be summed).
+            ev.seconds["bench_build"] = round(run.bench.seconds, 4)
         ev.output_head = run.outcome.output_head[:2000]
         try:
             self._judge(ev, task, p.target, run)
@@ -431,6 +433,8 @@ class Evaluator:
         size = bench_bytes(task, self.config.timing_config.input_sets)
         cap = self.config.reference_cache_bytes()
         with self._bench_lock:
+            if self._closing or key in self._benches:
+                return  # kept from an earlier batch, or being built by a candidate that needed it first
             while (
                 len(self._prefetched) >= self._lookahead
                 and sum(self._prefetched.values()) + sum(self._idle.values()) + size > cap

@@ -419,11 +419,12 @@ class Worker:
                             nbytes[a["name"]],
                             self.poison[round_index % len(self.poison)],
                         )
-                self._sync_and_check("before a timed call")
-                # The L2 flush is queued after the synchronization, so the device is still writing it
-                # while the start event and the call are queued: on an idle device, the host's own
-                # launch latency (microseconds, varying with the CPU's state) would time as the kernel's.
                 self.mem.fill(flush, 0, flush_bytes, round_index & 0xFF)
+                # The device is idle when the start event is recorded. Queuing the flush after this
+                # synchronization would hide the host's launch latency from the timing, but a kernel
+                # on the candidate's own non-blocking stream could then run beside the flush, before
+                # the start event, untimed.
+                self._sync_and_check("before a timed call")
                 args = self._arguments(handles, scalars)
                 fn = self.entries[lib]
                 check_this = lib in spec["check_libs"] and (
