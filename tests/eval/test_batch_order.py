@@ -152,3 +152,24 @@ def test_builds_run_ahead_past_the_count_while_their_data_fits(build_cache):
                 evaluator._bench_lock.notify_all()
             worker.join(timeout=3)
             assert not worker.is_alive()
+
+
+def test_bench_sets_drawn_on_threads_equal_a_sequential_draw(tmp_path, vec_scale):
+    """Each set comes from its own generator, so drawing them at once changes nothing: every array
+    equals the one a sequential draw makes, the sets differ, and all share the first set's scalars."""
+    from regrapht.eval.reference import draw_bench_sets
+    from regrapht.tasks import make_inputs
+
+    def seed_of(*parts):
+        return hash(parts) & 0xFFFF_FFFF
+
+    sets = draw_bench_sets(vec_scale, tmp_path, 3, seed_of)
+    first = make_inputs(vec_scale, vec_scale.bench_size, np.random.default_rng(seed_of("bench", 0)))
+    for s, case in enumerate(sets):
+        alone = make_inputs(vec_scale, vec_scale.bench_size, np.random.default_rng(seed_of("bench", s)))
+        for arg in vec_scale.args:
+            if arg.is_array and arg.is_read:
+                assert np.array_equal(np.load(case.dir / f"{arg.name}.npy"), alone[arg.name])
+            elif not arg.is_array:
+                assert case.inputs[arg.name] == first[arg.name]
+    assert not np.array_equal(np.load(sets[0].dir / "x.npy"), np.load(sets[1].dir / "x.npy"))

@@ -270,3 +270,30 @@ def test_timing_runs_at_least_min_s_within_the_budget():
     assert Worker._enough(precise, spec, elapsed=0.15, rounds=23, timed=20)
     assert Worker._enough(precise, {**spec, "min_s": 5.0}, elapsed=1.01, rounds=23, timed=20)
     assert Worker._enough(precise, {**spec, "min_s": 0.0}, elapsed=0.01, rounds=23, timed=20)
+
+
+def test_the_serial_reference_reports_only_what_it_writes(build_cache, vec_scale, monkeypatch):
+    """The trusted oracle's cases send back its outputs and nothing else (no inputs to check for
+    changes, no snapshots at return), and its bench timing still yields samples."""
+    import regrapht.eval.evaluator as evaluator_module
+    from regrapht.eval import Evaluator
+    from tests.eval.conftest import quick_config
+
+    seen = []
+    real = evaluator_module.run_worker
+
+    def recording(job, *args, **kwargs):
+        outcome = real(job, *args, **kwargs)
+        seen.append((job, outcome))
+        return outcome
+
+    monkeypatch.setattr(evaluator_module, "run_worker", recording)
+    with Evaluator(quick_config(build_cache)) as evaluator:
+        bench = evaluator._bench_reference(vec_scale)
+    job, outcome = seen[-1]
+    assert job["trusted"]
+    written = {a.name for a in vec_scale.written}
+    done = outcome.all("case_done")
+    assert done and all(set(d["files"]) == written and d["at_return"] == {} for d in done)
+    assert bench.serial_samples and all(t > 0 for t in bench.serial_samples)
+    assert all(set(s.expected) == written for s in bench.sets)

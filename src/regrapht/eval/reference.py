@@ -4,6 +4,7 @@ computed in a separate process and kept in the evaluator's process only."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,13 +77,26 @@ def draw_test_cases(task: Task, root: Path, seeds: int, seed_of) -> list[RefCase
 
 
 def draw_bench_sets(task: Task, root: Path, count: int, seed_of) -> list[RefCase]:
-    sets: list[RefCase] = []
-    first_scalars: dict[str, Any] | None = None
-    for s in range(count):
-        inputs = make_inputs(task, task.bench_size, np.random.default_rng(seed_of("bench", s)))
-        if first_scalars is None:
-            first_scalars = {a.name: inputs[a.name] for a in task.args if not a.is_array}
-        inputs.update(first_scalars)  # one set of scalars for every timed call
-        sets.append(write_case(task, root / f"set{s}", f"bench set {s + 1}", task.bench_size, s, inputs))
+    """The bench-size input sets, drawn and written on a thread each: each set has its own generator,
+    and NumPy's generators and array operations release the GIL, so a multi-gigabyte task's sets
+    take the time of one (its first candidate waits on them). All sets share the first one's scalars."""
+    with ThreadPoolExecutor(max_workers=max(1, count), thread_name_prefix="regrapht-bench-set") as pool:
+        drawn = list(
+            pool.map(
+                lambda s: make_inputs(task, task.bench_size, np.random.default_rng(seed_of("bench", s))),
+                range(count),
+            )
+        )
+        first_scalars = {a.name: drawn[0][a.name] for a in task.args if not a.is_array} if drawn else {}
+        for inputs in drawn:
+            inputs.update(first_scalars)  # one set of scalars for every timed call
+        sets = list(
+            pool.map(
+                lambda s: write_case(
+                    task, root / f"set{s}", f"bench set {s + 1}", task.bench_size, s, drawn[s]
+                ),
+                range(count),
+            )
+        )
     (root / "scalars.json").write_text((sets[0].dir / "scalars.json").read_text())
     return sets
