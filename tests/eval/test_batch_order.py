@@ -12,7 +12,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from regrapht.eval import Evaluator
-from regrapht.eval.evaluator import _Prepared, bench_bytes, build_order
+from regrapht.eval.evaluator import _Prepared, build_order
+from regrapht.eval.reference import bench_bytes
 from regrapht.tasks import load_task
 from tests.eval.conftest import HERE, candidate, quick_config
 
@@ -101,7 +102,9 @@ def test_released_bench_data_is_kept_within_the_cache_and_dropped_beyond_it(buil
 
 def _sized(task_id: str, n: int) -> SimpleNamespace:
     """A task stand-in whose bench data holds `n` float32 elements per input set."""
-    array = SimpleNamespace(n_elements=lambda sizes: n, dtype=SimpleNamespace(numpy=np.dtype("float32")))
+    array = SimpleNamespace(
+        name="data", n_elements=lambda sizes: n, dtype=SimpleNamespace(numpy=np.dtype("float32"))
+    )
     return SimpleNamespace(
         id=task_id, root=f"/tasks/{task_id}", convention="device", arrays=[array], bench_size={}
     )

@@ -33,6 +33,7 @@ from regrapht.eval.reference import (
     BenchReference,
     RefCase,
     TestReference,
+    bench_bytes,
     draw_bench_sets,
     draw_test_cases,
 )
@@ -433,17 +434,15 @@ class Evaluator:
         size = bench_bytes(task, self.config.timing_config.input_sets)
         cap = self.config.reference_cache_bytes()
         with self._bench_lock:
-            if self._closing or key in self._benches:
-                return  # kept from an earlier batch, or being built by a candidate that needed it first
-            while (
-                len(self._prefetched) >= self._lookahead
-                and sum(self._prefetched.values()) + sum(self._idle.values()) + size > cap
-                and key not in self._released
-                and not self._closing
-            ):
+            while True:
+                if self._closing or key in self._released or key in self._benches:
+                    return  # kept or built already, being built by a candidate that needed it, or not needed
+                if (
+                    len(self._prefetched) < self._lookahead
+                    or sum(self._prefetched.values()) + sum(self._idle.values()) + size <= cap
+                ):
+                    break
                 self._bench_lock.wait(timeout=1.0)
-            if self._closing or key in self._released or key in self._benches:
-                return  # done already, or being built by a candidate that needed it first
             self._prefetched[key] = size
         self._bench_reference(task)
 
@@ -1028,12 +1027,6 @@ def _bench_inputs(task: Task, bench_set: RefCase) -> dict[str, Any]:
         if arg.is_array and arg.is_read:
             values[arg.name] = np.load(bench_set.dir / f"{arg.name}.npy", mmap_mode="r")
     return values
-
-
-def bench_bytes(task: Task, input_sets: int) -> int:
-    """What a task's bench data holds while kept (as `BenchReference.held_bytes` counts it)."""
-    per_set = sum(a.n_elements(task.bench_size) * a.dtype.numpy.itemsize for a in task.arrays)
-    return per_set * input_sets
 
 
 def build_order(tasks: list[Task], input_sets: int) -> list[Task]:

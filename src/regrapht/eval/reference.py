@@ -58,8 +58,16 @@ def write_case(
     for arg in task.args:
         if arg.is_read and arg.is_array:
             np.save(case_dir / f"{arg.name}.npy", inputs[arg.name])
-    nbytes = {a.name: a.n_elements(sizes) * a.dtype.numpy.itemsize for a in task.arrays}
-    return RefCase(label, dict(sizes), seed_index, case_dir, inputs, nbytes)
+    return RefCase(label, dict(sizes), seed_index, case_dir, inputs, array_nbytes(task, sizes))
+
+
+def array_nbytes(task: Task, sizes: dict[str, int]) -> dict[str, int]:
+    return {a.name: a.n_elements(sizes) * a.dtype.numpy.itemsize for a in task.arrays}
+
+
+def bench_bytes(task: Task, input_sets: int) -> int:
+    """What a task's bench data will hold while kept (`BenchReference.held_bytes`), before it is built."""
+    return sum(array_nbytes(task, task.bench_size).values()) * input_sets
 
 
 def draw_test_cases(task: Task, root: Path, seeds: int, seed_of) -> list[RefCase]:

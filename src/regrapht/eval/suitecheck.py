@@ -226,7 +226,7 @@ def check_tasks(
                     )
         if gpu:
             evaluator.prefetch(tasks, threads=reference_threads)
-        gpu_name = (toolchain.gpus() or [None])[0]
+        gpu_info = (toolchain.gpus() or [None])[0]
         for task in tasks:
             began = time.perf_counter()
             task_hash = task.content_hash()  # before the check: an edit made meanwhile is checked next time
@@ -237,7 +237,7 @@ def check_tasks(
                 check.fail(f"internal error while checking: {type(exc).__name__}: {exc}")
             check.seconds = round(time.perf_counter() - began, 2)
             check.task_hash, check.on_gpu, check.regrapht_version = task_hash, gpu, regrapht.__version__
-            check.gpu_name = gpu_name.name if gpu and gpu_name is not None else ""
+            check.gpu_name = gpu_info.name if gpu and gpu_info is not None else ""
             results.append(check)
             if on_result is not None:
                 on_result(check)

@@ -197,6 +197,10 @@ class Worker:
         self.entries: dict[str, Any] = {}
         # the array arguments a call writes: what the checks snapshot, keep and send
         self.written = [a for a in job["args"] if a["array"] and a["role"] in ("output", "inout")]
+        # The serial reference (the oracle) is trusted: it reports only what it writes (its inputs
+        # are not checked for changes, and host code has no late writes to snapshot), and its timed
+        # rounds read their inputs where they are staged instead of copying them in.
+        self.trusted = bool(job.get("trusted"))
 
     # ---- setup -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -288,6 +292,7 @@ class Worker:
     # ---- correctness -----------------------------------------------------------------------
     def run_cases(self) -> None:
         runs = int(self.job["runs_per_case"])
+        reported = [a for a in self.job["args"] if a["array"] and (not self.trusted or a["role"] != "input")]
         for lib in self.job["check_libs"]:
             fn = self.entries[lib]
             for index, case in enumerate(self.job["cases"]):
@@ -299,17 +304,11 @@ class Worker:
                     for a in self.job["args"]
                     if a["array"] and a["role"] in ("input", "inout")
                 }
-                # The serial reference (trusted, the oracle) reports only what it wrote: its inputs
-                # are not checked for changes, and host code has no late writes to snapshot.
-                trusted = bool(self.job.get("trusted"))
-                reported = [
-                    a for a in self.job["args"] if a["array"] and (not trusted or a["role"] != "input")
-                ]
                 for run in range(runs):
                     handles = self._prepare(case["nbytes"], inputs, self.poison[run % len(self.poison)])
                     self.channel.send(event="calling", lib=lib, case=index, run=run)
                     fn(*self._arguments(handles, scalars))
-                    snapshots = {} if trusted else self._snapshot(handles, case["nbytes"])
+                    snapshots = {} if self.trusted else self._snapshot(handles, case["nbytes"])
                     self._sync_and_check(f"after the call ({case['label']}, run {run + 1})")
                     files, at_return = {}, {}
                     for a in reported:
@@ -319,7 +318,7 @@ class Worker:
                         files[a["name"]] = str(path)
                     for name, shadow in snapshots.items():
                         path = self.out_dir / f"{lib}.case{index}.run{run}.{name}.at_return.bin"
-                        self.mem.download(shadow, 0, case["nbytes"][name]).tofile(path)
+                        self.mem.download_to(shadow, 0, case["nbytes"][name], path)
                         at_return[name] = str(path)
                     self.channel.send(
                         event="case_done", lib=lib, case=index, run=run, files=files, at_return=at_return
@@ -373,12 +372,12 @@ class Worker:
                 self.mem.upload(handle, self.guard, data)
                 staged[a["name"]] = handle
             sets.append(staged)
-        handles = {a["name"]: self.buffer(a["name"], nbytes[a["name"]]) for a in arrays}
-        # The serial reference (trusted: it neither caches by pointer nor skips work) reads its
-        # inputs where they are staged: a round of a gigabyte task then costs the call, the flush
-        # and the outputs' fill, not another copy of its inputs.
-        trusted = bool(self.job.get("trusted"))
-        read_only = {a["name"] for a in readable if a["role"] == "input"}
+        # The trusted reference reads its inputs where they are staged: a round of a gigabyte task
+        # then costs the call, the flush and the outputs' fill, not another copy of its inputs.
+        in_place = {a["name"] for a in readable if self.trusted and a["role"] == "input"}
+        handles = {
+            a["name"]: self.buffer(a["name"], nbytes[a["name"]]) for a in arrays if a["name"] not in in_place
+        }
         flush_bytes = int(spec.get("flush_bytes") or self._default_flush_bytes())
         flush = self.mem.alloc(flush_bytes)
         anchors = self._anchors(spec, nbytes)
@@ -416,8 +415,8 @@ class Worker:
             set_index = set_order.pop()
             for lib in order:
                 for a in readable:
-                    if trusted and a["role"] == "input":
-                        continue  # read in place below
+                    if a["name"] in in_place:
+                        continue
                     self.mem.copy(
                         handles[a["name"]],
                         self.guard,
@@ -439,11 +438,7 @@ class Worker:
                 # on the candidate's own non-blocking stream could then run beside the flush, before
                 # the start event, untimed.
                 self._sync_and_check("before a timed call")
-                if trusted:  # inputs in place; in/out arrays were copied above, as they are written
-                    inputs_in_place = {n: h for n, h in sets[set_index].items() if n in read_only}
-                    args = self._arguments({**handles, **inputs_in_place}, scalars)
-                else:
-                    args = self._arguments(handles, scalars)
+                args = self._arguments({**handles, **{n: sets[set_index][n] for n in in_place}}, scalars)
                 fn = self.entries[lib]
                 check_this = lib in spec["check_libs"] and (
                     final or (timed and round_index - timed_from in check_offsets)
