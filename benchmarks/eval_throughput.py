@@ -5,7 +5,8 @@
    per task: naive.cu, two launch-configuration variants of it, a duplicate with a distinct comment,
    and one with a syntax error.
 2. Repeatability: one kernel evaluated 10 times by independent evaluators (fresh secret, fresh
-   processes); the spread of its median time, max/min - 1.
+   processes); the spread of its median time, max/min - 1. With several `--holds`, one series per
+   hold length, their evaluations interleaved so every series sees the same machine.
 
 Run on the GPU machine: PYTHONPATH=src python3 benchmarks/eval_throughput.py --out DIR
 """
@@ -77,6 +78,7 @@ def throughput(tasks, out: Path) -> dict:
             "message": r.message[:160],
             "median_ms": r.timings.get("candidate", {}).get("median_s", 0) * 1e3,
             "speedup_vs_naive": r.speedups.get("naive", {}).get("value"),
+            "timed_calls": {lib: t.get("n") for lib, t in r.timings.items()},
             "seconds": r.seconds,
         }
         for (t, v), r in zip(labels, results)
@@ -94,26 +96,34 @@ def throughput(tasks, out: Path) -> dict:
     }
 
 
-def repeatability(task, source: str, runs: int) -> dict:
-    medians, speedups, samples, iqrs = [], [], [], []
+def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[dict]:
+    series = {hold: {"medians": [], "speedups": [], "samples": [], "iqrs": []} for hold in holds_us}
     for _ in range(runs):
-        with Evaluator(EvalConfig()) as evaluator:
-            result = evaluator.evaluate(task, source, "cuda")
-        assert result.status == "correct", result.message
-        medians.append(result.timings["candidate"]["median_s"])
-        samples.append(result.timings["candidate"]["n"])
-        iqrs.append(result.timings["candidate"]["iqr_s"] / result.timings["candidate"]["median_s"])
-        speedups.append(result.speedups["naive"]["value"])
-    return {
-        "task": task.id,
-        "runs": runs,
-        "medians_ms": [m * 1e3 for m in medians],
-        "samples": samples,
-        "relative_iqr": iqrs,
-        "spread": max(medians) / min(medians) - 1,
-        "speedup_vs_naive": speedups,
-        "speedup_spread": max(speedups) / min(speedups) - 1,
-    }
+        for hold in holds_us:
+            config = EvalConfig()
+            config.timing_config.hold_s = hold * 1e-6
+            with Evaluator(config) as evaluator:
+                result = evaluator.evaluate(task, source, "cuda")
+            assert result.status == "correct", result.message
+            s, t = series[hold], result.timings["candidate"]
+            s["medians"].append(t["median_s"])
+            s["samples"].append(t["n"])
+            s["iqrs"].append(t["iqr_s"] / t["median_s"])
+            s["speedups"].append(result.speedups["naive"]["value"])
+    return [
+        {
+            "task": task.id,
+            "hold_us": hold,
+            "runs": runs,
+            "medians_ms": [m * 1e3 for m in s["medians"]],
+            "samples": s["samples"],
+            "relative_iqr": s["iqrs"],
+            "spread": max(s["medians"]) / min(s["medians"]) - 1,
+            "speedup_vs_naive": s["speedups"],
+            "speedup_spread": max(s["speedups"]) / min(s["speedups"]) - 1,
+        }
+        for hold, s in series.items()
+    ]
 
 
 def main() -> None:
@@ -121,29 +131,42 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("."))
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument(
+        "--holds",
+        type=float,
+        nargs="+",
+        default=[EvalConfig().timing_config.hold_s * 1e6],
+        help="Hold lengths in microseconds, one repeatability series each (default: the configured one).",
+    )
+    parser.add_argument("--skip-throughput", action="store_true", help="Measure repeatability only.")
+    parser.add_argument(
         "--tasks", nargs="*", default=FIXED_TASKS, help="Task ids (default: a fixed set of 10)."
     )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     tasks = [find_task(task_id) for task_id in args.tasks]
     gpu = toolchain.gpus()[0].name if toolchain.gpus() else "no GPU"
-    report = {"gpu": gpu, "date": time.strftime("%Y-%m-%d"), "throughput": throughput(tasks, args.out)}
-    print(json.dumps(report["throughput"], indent=1), flush=True)
-    saxpy = next(t for t in tasks if t.id == "saxpy")
+    report: dict = {"gpu": gpu, "date": time.strftime("%Y-%m-%d")}
+    if not args.skip_throughput:
+        report["throughput"] = throughput(tasks, args.out)
+        print(json.dumps(report["throughput"], indent=1), flush=True)
+    saxpy = find_task("saxpy")
     report["repeatability"] = repeatability(
-        saxpy, (saxpy.root / "candidates" / "correct.cu").read_text(), args.runs
+        saxpy, (saxpy.root / "candidates" / "correct.cu").read_text(), args.runs, args.holds
     )
     print(json.dumps(report["repeatability"], indent=1))
     (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
-    t, r = report["throughput"], report["repeatability"]
-    print(
-        f"\n{gpu}: {t['candidates']} candidates over {t['tasks']} tasks in {t['wall_s']:.1f} s wall "
-        f"= {t['evals_per_minute_wall']:.1f} evaluations/min (cold cache, isolation on); "
-        f"workers held the GPU {t['worker_s']:.1f} s = {t['evals_per_gpu_minute']:.1f} evaluations per GPU-minute"
-    )
-    print(
-        f"repeatability of {r['task']} median over {r['runs']} evaluations: spread {r['spread'] * 100:.2f}%"
-    )
+    if "throughput" in report:
+        t = report["throughput"]
+        print(
+            f"\n{gpu}: {t['candidates']} candidates over {t['tasks']} tasks in {t['wall_s']:.1f} s wall "
+            f"= {t['evals_per_minute_wall']:.1f} evaluations/min (cold cache, isolation on); "
+            f"workers held the GPU {t['worker_s']:.1f} s = {t['evals_per_gpu_minute']:.1f} evaluations per GPU-minute"
+        )
+    for r in report["repeatability"]:
+        print(
+            f"repeatability of {r['task']} median over {r['runs']} evaluations, hold {r['hold_us']:g} us: "
+            f"spread {r['spread'] * 100:.2f}% (speedup over naive: {r['speedup_spread'] * 100:.2f}%)"
+        )
 
 
 if __name__ == "__main__":

@@ -155,3 +155,50 @@ def test_nondeterministic_honest_kernel_passes_timed_checks(gpu_eval):
     task = load_task(EXAMPLES / "sum_of_squares")  # naive.cu: one double atomicAdd per element
     ev = gpu_eval.evaluate(task, task.naive_source(), "cuda")
     assert ev.status == "correct", ev.message
+
+
+def test_the_hold_lasts_as_asked(gpu_eval):
+    """The hold queued before each timed call keeps the device busy for about the time asked."""
+    from regrapht.eval import toolchain
+    from regrapht.eval.cudart import CudaRuntime
+    from regrapht.eval.worker import DeviceMemory
+
+    rt = CudaRuntime(str(toolchain.libcudart_path()))
+    rt.init(0)
+    mem = DeviceMemory(rt, gpu_eval._device_check_library())
+    start, end = rt.event(), rt.event()
+    assert mem.hold(1_000) and rt.synchronize() == 0  # the first launch loads the kernel: not timed
+    for ns in (20_000, 200_000):
+        assert rt.synchronize() == 0
+        rt.record(start)
+        assert mem.hold(ns)
+        rt.record(end)
+        assert rt.synchronize() == 0
+        held = rt.elapsed_s(start, end)
+        assert ns / 1e9 <= held < ns / 1e9 + 50e-6, held
+    assert not mem.hold(0)
+
+
+def test_a_stream_of_its_own_gains_nothing_from_the_hold(gpu_eval, vec_scale):
+    """The hold fills every SM's thread slots, so a kernel on the candidate's own non-blocking stream
+    waits for it like the timed stream's kernel does: it cannot run before the start event, untimed.
+    (If it could, this 4 us kernel would finish inside the 20 us hold and time at almost nothing.)"""
+    ev = gpu_eval.evaluate(
+        vec_scale, cu("honest_stream.cu"), "cuda", baselines={"default_stream": cu("correct.cu")}
+    )
+    assert ev.status == "correct", ev.message
+    assert ev.speedups["default_stream"]["value"] < 1.02, ev.speedups["default_stream"]
+
+
+def test_the_hold_keeps_launch_latency_out_of_the_timing(build_cache, vec_scale):
+    """Timed from an idle device, a call's event time includes the host's launch latency; behind the
+    hold it does not. On a kernel of a few microseconds the difference is most of the time."""
+    medians = {}
+    for hold_s in (0.0, 20e-6):
+        config = quick_config(build_cache)
+        config.timing_config.hold_s = hold_s
+        with Evaluator(config) as ev:
+            result = ev.evaluate(vec_scale, cu("correct.cu"), "cuda")
+        assert result.status == "correct", result.message
+        medians[hold_s] = result.timings["candidate"]["median_s"]
+    assert medians[20e-6] < 0.95 * medians[0.0], medians

@@ -39,6 +39,7 @@ def test_a_spare_whose_cuda_start_failed_runs_the_job_in_a_fresh_image(reference
     job, job_dir, cases = reference_job
     job = dict(job, libcudart="/nonexistent/libcudart.so")  # the spare's start-up fails
     spare = SpareWorker(job["libcudart"])
+    spare.open_context()
     outcome = run_worker(job, job_dir / "job.json", 10.0, 60.0, 1 << 30, spare=spare)
     assert outcome.complete, outcome.output_head
     assert outcome.last("hello")["pid"] == spare.proc.pid  # the same process, a new image
@@ -297,3 +298,61 @@ def test_the_serial_reference_reports_only_what_it_writes(build_cache, vec_scale
     assert done and all(set(d["files"]) == written and d["at_return"] == {} for d in done)
     assert bench.serial_samples and all(t > 0 for t in bench.serial_samples)
     assert all(set(s.expected) == written for s in bench.sets)
+
+
+def test_a_spare_starts_its_cuda_context_only_when_told(monkeypatch):
+    """Creating a context touches the device, so a spare waits for the parent's word (given once the
+    running candidate is measured); a job that comes first runs without a spare's context."""
+    import io
+
+    from regrapht.eval import worker
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("/jobs/7/job.json\n"))
+    assert worker._spare("/nonexistent/libcudart.so") == ("/jobs/7/job.json", None)  # never tried
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{worker.OPEN_CONTEXT}\n/jobs/8/job.json\n"))
+    assert worker._spare("/nonexistent/libcudart.so") == ("/jobs/8/job.json", worker._FRESH)  # tried, failed
+
+
+class _HostBackedRuntime:
+    """The CUDA runtime calls DeviceMemory's transfers make, served from host memory, so the chunked
+    page-locked path runs for real on a machine without a GPU."""
+
+    def __init__(self):
+        import ctypes
+
+        self.ctypes = ctypes
+        self.keep: list = []
+        self.copies: list[tuple[int, int]] = []  # (kind, bytes) per cudaMemcpy
+
+    def malloc(self, nbytes: int) -> int:
+        buf = self.ctypes.create_string_buffer(nbytes)
+        self.keep.append(buf)
+        return self.ctypes.addressof(buf)
+
+    host_alloc = malloc
+
+    def memcpy(self, dst: int, src: int, nbytes: int, kind: int) -> None:
+        self.copies.append((kind, nbytes))
+        self.ctypes.memmove(dst, src, nbytes)
+
+
+@pytest.mark.parametrize("nbytes", [0, 1000, 3 * 4096, 3 * 4096 + 7])
+def test_large_transfers_go_through_the_stage_in_chunks(monkeypatch, tmp_path, nbytes):
+    import numpy as np
+
+    from regrapht.eval import worker
+
+    monkeypatch.setattr(worker, "STAGE_BYTES", 4096)
+    rt = _HostBackedRuntime()
+    mem = worker.DeviceMemory(rt)
+    data = np.random.default_rng(nbytes).integers(0, 256, size=nbytes, dtype=np.uint8)
+    np.save(tmp_path / "x.npy", data)
+    for source in (data, np.load(tmp_path / "x.npy", mmap_mode="r")):  # an array, a mapped file
+        handle = mem.alloc(nbytes + 16)
+        rt.copies.clear()
+        mem.upload(handle, 16, source)
+        assert all(n <= 4096 for _, n in rt.copies)
+        out = tmp_path / "out.bin"
+        mem.download_to(handle, 16, nbytes, out)
+        assert np.array_equal(np.fromfile(out, dtype=np.uint8), data)
+        assert all(n <= 4096 for _, n in rt.copies)

@@ -18,6 +18,10 @@ class TimingConfig:
     target_rse: float = 0.005  # stop when every timed kernel's relative standard error is below this
     budget_s: float = 1.0  # per evaluation, for the candidate and its interleaved baselines together
     input_sets: int = 2  # distinct input sets rotated through the timed calls at the same pointers
+    # Device calls only: before each timed call the device is held busy this long, ahead of the start
+    # event, so the host's launch latency (a few microseconds, varying between processes) is not
+    # timed with the kernel. 0 times from an idle device.
+    hold_s: float = 20e-6
     # The serial reference, timed once per run and task. 1 s instead of 3 s gained no throughput on
     # an H200 (bench-data builds are input generation and serial outputs, not serial timing).
     serial_budget_s: float = 3.0

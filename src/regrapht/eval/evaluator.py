@@ -618,6 +618,7 @@ class Evaluator:
             "target_rse": tc.target_rse,
             "order_seed": derive_seed(self.secret, task.id, "order", next(self._jobs)),
             "flush_bytes": 0,
+            "hold_s": tc.hold_s,
         }
 
     def _run_candidate(self, task: Task, target: str, libs: dict[str, str], tests: TestReference) -> _Run:
@@ -651,6 +652,9 @@ class Evaluator:
                 result = self._judge_case(task, tests.cases[index], [first_runs[index], message], checker)
                 run.judged[index] = result
                 return "stop" if result.status != "correct" else None
+            if event == "timing" and uses_cuda:
+                self._open_spare_context()  # measured: the next one's context may come up now
+                return None
             if event == "ready_for_timing":
                 # Every case passed: now (and only now) the bench-size data is worth preparing.
                 try:
@@ -672,6 +676,9 @@ class Evaluator:
                 }
             return None
 
+        spare = self._take_spare() if uses_cuda else None
+        if uses_cuda:
+            self._start_spare(job["libcudart"])  # the next candidate's: Python now, CUDA after this one
         run.outcome = run_worker(
             job,
             job_dir / "job.json",
@@ -679,10 +686,10 @@ class Evaluator:
             self.config.total_timeout_s,
             self._memory_limit(task),
             on_message=on_message,
-            spare=self._take_spare() if uses_cuda else None,
+            spare=spare,
         )
         if uses_cuda:
-            self._start_spare(job["libcudart"])
+            self._open_spare_context()
         hello = run.outcome.last("hello")
         if uses_cuda and hello and "bandwidth_bytes_per_s" in hello and self._device is None:
             self._device = hello
@@ -713,15 +720,22 @@ class Evaluator:
         return spare
 
     def _start_spare(self, libcudart: str) -> None:
-        """Start the next candidate's process now that this one is gone: its start-up overlaps the
-        verdict and the next compile, never a measurement, and no candidate shares the machine with
-        it. A single evaluation gets none (from the second cuda candidate of an evaluator on)."""
+        """Start the next candidate's process as this one starts: Python comes up beside it (on other
+        cores; it loads no candidate code and touches no device). A single evaluation gets none (from
+        the second cuda candidate of an evaluator on)."""
         self._cuda_runs += 1
         if not self.config.spare_worker or self._closing or self._cuda_runs < 2:
             return
         with self._spare_lock:
             if self._spare is None:
                 self._spare = SpareWorker(libcudart)
+
+    def _open_spare_context(self) -> None:
+        """The spare's CUDA context comes up once the running candidate is measured (or gone), so it
+        overlaps that candidate's exit, the verdict and the next compile, never a measurement."""
+        with self._spare_lock:
+            if self._spare is not None:
+                self._spare.open_context()
 
     # ---- verdicts ----------------------------------------------------------------------------
     def _crash_message(self, outcome: WorkerOutcome) -> str | None:
@@ -935,7 +949,8 @@ class Evaluator:
             # Work hidden from the calling stream inflates every call's host time; a loaded CPU only
             # delays some calls, so the fastest tenth of host times is compared.
             host_fast = float(np.percentile(samples["candidate"]["host"], 10))
-            if host_fast > slack * cand["event_median_s"] + 100e-6:
+            # The host's clock starts while the hold (queued before the start event) still runs.
+            if host_fast > slack * cand["event_median_s"] + 100e-6 + float(timing.get("hold_s", 0.0)):
                 ev.status = "integrity_violation"
                 ev.message = (
                     f"the call returned before its work was done: host time {host_fast * 1e3:.3f} ms (10th percentile) "
@@ -1061,6 +1076,8 @@ def _phases(outcome: WorkerOutcome) -> dict[str, float]:
     timing = outcome.last("timing")
     if timing:
         phases["timing"] = timing["seconds"]
+        if "check_s" in timing:
+            phases["timing_checks"] = timing["check_s"]  # part of "timing"
     if "done" in stamps and (outcome.last("hello") or {}).get("spare"):
         # A spare's clock starts when its job arrives, as the parent's does: what follows its last
         # message is the end of the process (its CUDA context) and the parent's reaping of it.

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from regrapht.eval.worker import OPEN_CONTEXT
+
 # What the parent answers a worker message with: "stop", a dict for the worker's stdin, or nothing.
 Reply = Literal["stop"] | dict[str, Any] | None
 
@@ -78,14 +80,23 @@ def _spawn(first: str, after_fd: list[str], env: dict[str, str] | None) -> tuple
 
 
 class SpareWorker:
-    """A worker process started ahead of its job: Python, NumPy and the CUDA context come up while
-    the previous candidate runs. It loads no candidate code until `run_worker` hands it a job, and
-    a spare that died in the meantime is replaced by a fresh process there."""
+    """A worker process started ahead of its job: Python and NumPy come up while the previous
+    candidate runs, the CUDA context once its measurement is over (`open_context`). It loads no
+    candidate code until `run_worker` hands it a job, and a spare that died in the meantime is
+    replaced by a fresh process there."""
 
     def __init__(self, libcudart: str, env: dict[str, str] | None = None):
         self.libcudart = libcudart
         self.proc, self.read_fd = _spawn("--spare", [libcudart], env)
         self.started = time.monotonic()
+        self.context_opened = False
+
+    def open_context(self) -> None:
+        """Let the spare create its CUDA context. Creating one touches the device, so the parent says
+        when: once no candidate is being measured. A spare never told takes its job without one."""
+        if not self.context_opened:
+            self.context_opened = True
+            _send_line(self.proc, OPEN_CONTEXT)
 
     def alive(self) -> bool:
         return self.proc.poll() is None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import mmap
 import os
 import sys
 import time
@@ -34,6 +35,7 @@ _CTYPES = {
     "float64": ctypes.c_double,
 }
 ENTRY = "__regrapht_entry"
+STAGE_BYTES = 32 << 20  # the page-locked buffer that large host-device copies go through
 
 
 class Channel:
@@ -83,6 +85,10 @@ class HostMemory:
     def free(self, handle: np.ndarray) -> None:
         pass
 
+    def hold(self, ns: int) -> bool:
+        """Host calls are timed on the host clock, launch and all: there is nothing to cover."""
+        return False
+
 
 class DeviceMemory:
     """Buffers in GPU memory (cuda target, device calling convention)."""
@@ -90,11 +96,16 @@ class DeviceMemory:
     def __init__(self, rt: Any, check_library: str | None = None):
         self.rt = rt
         self.check = None
+        self.hold_device = None
+        self.stage: np.ndarray | None = None
         if check_library:
             try:
                 lib = ctypes.CDLL(check_library, mode=os.RTLD_NOW | os.RTLD_LOCAL)
             except OSError:
                 return  # compared on the host instead: slower, as correct
+            self.hold_device = lib.regrapht_hold_device
+            self.hold_device.restype = ctypes.c_int
+            self.hold_device.argtypes = [ctypes.c_ulonglong]
             self.check = lib.regrapht_count_differences
             self.check.restype = ctypes.c_int
             self.check.argtypes = [
@@ -108,6 +119,22 @@ class DeviceMemory:
     def alloc(self, nbytes: int) -> int:
         return self.rt.malloc(nbytes)
 
+    def _stage(self) -> np.ndarray:
+        """The page-locked buffer large transfers go through, allocated at the first of them."""
+        if self.stage is None:
+            ptr = self.rt.host_alloc(STAGE_BYTES)
+            self.stage = np.ctypeslib.as_array((ctypes.c_uint8 * STAGE_BYTES).from_address(ptr))
+        return self.stage
+
+    def hold(self, ns: int) -> bool:
+        """Queue the harness's hold kernel (every SM busy for `ns`) on the timing stream; True if
+        queued. Without the harness library the call is timed from an idle device, launch latency
+        and all: slower-looking, never faster."""
+        if self.hold_device is None or ns <= 0:
+            return False
+        self.rt.check(self.hold_device(ns), "queuing the hold before a timed call")
+        return True
+
     def ptr(self, handle: int, offset: int) -> int:
         return handle + offset
 
@@ -115,8 +142,33 @@ class DeviceMemory:
         self.rt.memset(handle + offset, byte, nbytes)
 
     def upload(self, handle: int, offset: int, data: np.ndarray) -> None:
-        data = np.ascontiguousarray(data)
-        self.rt.memcpy(handle + offset, data.ctypes.data, data.nbytes, 1)
+        whole_file = (
+            isinstance(data, np.memmap)
+            and isinstance(data.base, mmap.mmap)
+            and bool(data.filename)
+            and data.flags.c_contiguous
+        )
+        data = data if whole_file else np.ascontiguousarray(data)
+        if data.nbytes <= STAGE_BYTES:
+            self.rt.memcpy(handle + offset, np.ascontiguousarray(data).ctypes.data, data.nbytes, 1)
+            return
+        stage = self._stage()
+        if whole_file:
+            # A mapped file (bench inputs) is read into the stage: a file read copies its cached
+            # pages with no page faults, where reading the mapping faults on every page.
+            with open(data.filename, "rb", buffering=0) as f:
+                f.seek(int(data.offset))
+                for done in range(0, data.nbytes, STAGE_BYTES):
+                    n = min(STAGE_BYTES, data.nbytes - done)
+                    if f.readinto(memoryview(stage)[:n]) != n:
+                        raise OSError(f"{data.filename} ended early")
+                    self.rt.memcpy(handle + offset + done, stage.ctypes.data, n, 1)
+            return
+        raw = data.reshape(-1).view(np.uint8)
+        for done in range(0, raw.size, STAGE_BYTES):
+            n = min(STAGE_BYTES, raw.size - done)
+            stage[:n] = raw[done : done + n]
+            self.rt.memcpy(handle + offset + done, stage.ctypes.data, n, 1)
 
     def download(self, handle: int, offset: int, nbytes: int) -> np.ndarray:
         out = np.empty(nbytes, dtype=np.uint8)
@@ -127,19 +179,23 @@ class DeviceMemory:
         self.rt.memcpy(dst + dst_off, src + src_off, nbytes, 3)
 
     def download_to(self, handle: int, offset: int, nbytes: int, path: Path) -> None:
-        """Copy straight into the file's pages (the out folder is memory-backed where it can be):
-        a gigabyte output is copied once, not into an array and then again into a file."""
+        """Write a device buffer to a file (the out folder is memory-backed where it can be) with no
+        whole-size copy in host memory: a gigabyte output is never an array here."""
         if nbytes == 0:
             path.write_bytes(b"")
             return
-        with open(path, "wb") as f:
-            # Reserved first: a full tmpfs then fails here with ENOSPC, not later with SIGBUS.
+        stage = self._stage()
+        with open(path, "wb", buffering=0) as f:
+            # Reserved first: a full tmpfs fails here, before any copy.
             os.posix_fallocate(f.fileno(), 0, nbytes)
-        out = np.memmap(path, dtype=np.uint8, mode="r+", shape=(nbytes,))
-        try:
-            self.rt.memcpy(out.ctypes.data, handle + offset, nbytes, 2)
-        finally:
-            del out
+            # Through the page-locked stage, a chunk at a time: a copy straight into the file's
+            # mapping ran at about 1 GB/s, held up by a page fault per page.
+            for done in range(0, nbytes, STAGE_BYTES):
+                n = min(STAGE_BYTES, nbytes - done)
+                self.rt.memcpy(stage.ctypes.data, handle + offset + done, n, 2)
+                view = memoryview(stage)[:n]
+                while view:
+                    view = view[f.write(view) :]
 
     def differences(
         self, a: int, a_off: int, b: int, b_off: int, nbytes: int, itemsize: int
@@ -380,6 +436,7 @@ class Worker:
         }
         flush_bytes = int(spec.get("flush_bytes") or self._default_flush_bytes())
         flush = self.mem.alloc(flush_bytes)
+        hold_ns = int(float(spec.get("hold_s", 0.0)) * 1e9)
         anchors = self._anchors(spec, nbytes)
         start_ev = end_ev = 0
         if self.rt is not None:
@@ -403,6 +460,8 @@ class Worker:
         stop_after: int | None = None
         round_index = 0
         set_order: list[int] = []
+        held = False
+        check_s = 0.0  # of the timing phase, spent checking timed outputs (and sending them)
         while True:
             timed = timed_from is not None and round_index >= timed_from
             final = stop_after is not None and round_index == stop_after
@@ -433,16 +492,18 @@ class Worker:
                             self.poison[round_index % len(self.poison)],
                         )
                 self.mem.fill(flush, 0, flush_bytes, round_index & 0xFF)
-                # The device is idle when the start event is recorded. Queuing the flush after this
-                # synchronization would hide the host's launch latency from the timing, but a kernel
-                # on the candidate's own non-blocking stream could then run beside the flush, before
-                # the start event, untimed.
-                self._sync_and_check("before a timed call")
                 args = self._arguments({**handles, **{n: sets[set_index][n] for n in in_place}}, scalars)
                 fn = self.entries[lib]
                 check_this = lib in spec["check_libs"] and (
                     final or (timed and round_index - timed_from in check_offsets)
                 )
+                # The flush is queued before this synchronization, never after it: a kernel on the
+                # candidate's own non-blocking stream could run beside a flush still in flight,
+                # before the start event, untimed. The hold queued next fills every SM's thread
+                # slots instead, so the candidate's launches are queued while it runs (the host's
+                # launch latency is not timed) and no kernel of theirs can run until it ends.
+                self._sync_and_check("before a timed call")
+                held = self.mem.hold(hold_ns)  # nothing but the start event between it and the call
                 if self.rt is not None:
                     t0 = time.perf_counter_ns()
                     self.rt.record(start_ev)
@@ -464,11 +525,13 @@ class Worker:
                     samples[lib]["event"].append(event_s)
                     samples[lib]["set"].append(set_index)
                 if check_this:
+                    t_check = time.perf_counter()
                     checks.append(
                         self._check_timed(
                             lib, round_index, set_index, final, handles, snapshots, nbytes, anchors
                         )
                     )
+                    check_s += time.perf_counter() - t_check
             # Every round reports, so a slow but live kernel is never mistaken for a hang.
             self.channel.send(event="timing_progress", round=round_index)
             if final:
@@ -489,7 +552,14 @@ class Worker:
         for anchor in (anchors or {}).values():
             for handle in anchor["buffers"].values():
                 self.mem.free(handle)
-        self.channel.send(event="timing", samples=samples, checks=checks, seconds=time.perf_counter() - began)
+        self.channel.send(
+            event="timing",
+            samples=samples,
+            checks=checks,
+            seconds=time.perf_counter() - began,
+            check_s=check_s,
+            hold_s=hold_ns / 1e9 if held else 0.0,
+        )
 
     def _anchors(
         self, spec: dict[str, Any], nbytes: dict[str, int]
@@ -650,23 +720,27 @@ def within_set_rse(values: list[float], sets: list[int] | None = None) -> float:
 
 
 _FRESH = "fresh"  # the spare's CUDA start-up failed: the job gets a fresh process image
+OPEN_CONTEXT = "open-context"  # the parent's word to a spare: create the CUDA context now
 
 
 def _spare(libcudart: str) -> tuple[str, Any]:
-    """A spare worker starts Python and the CUDA context before any job exists, so the next
-    candidate does not wait for them; its job's path then arrives as one line on stdin."""
+    """A spare worker starts Python before any job exists, and its CUDA context when the parent
+    says so (OPEN_CONTEXT: the running candidate's measurement is over), so the next candidate waits
+    for neither; its job's path then arrives as one line on stdin."""
     ready = None
-    if libcudart:
-        try:
-            from regrapht.eval.cudart import CudaRuntime
-
-            t0 = time.perf_counter()
-            rt = CudaRuntime(libcudart)
-            rt.init(0)
-            ready = (rt, time.perf_counter() - t0)
-        except Exception:
-            ready = _FRESH
     line = sys.stdin.readline().strip()
+    if line == OPEN_CONTEXT:
+        if libcudart:
+            try:
+                from regrapht.eval.cudart import CudaRuntime
+
+                t0 = time.perf_counter()
+                rt = CudaRuntime(libcudart)
+                rt.init(0)
+                ready = (rt, time.perf_counter() - t0)
+            except Exception:
+                ready = _FRESH
+        line = sys.stdin.readline().strip()
     if not line:  # the parent closed without a job: nothing ran
         os._exit(0)
     return line, ready

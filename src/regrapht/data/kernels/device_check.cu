@@ -1,7 +1,14 @@
-// The evaluator's own device-side check, loaded by the worker beside the candidate: it compares two
-// device buffers element by element (bitwise, elements of 1, 2, 4 or 8 bytes) and reports how many
-// elements differ and the first that does. Timed outputs run to gigabytes; comparing them where they
-// already are costs a millisecond, where copying them to the host and comparing there cost seconds.
+// The evaluator's own device-side code, loaded by the worker beside the candidate.
+//
+// regrapht_count_differences compares two device buffers element by element (bitwise, elements of
+// 1, 2, 4 or 8 bytes) and reports how many elements differ and the first that does. Timed outputs
+// run to gigabytes; comparing them where they already are costs a millisecond, where copying them to
+// the host and comparing there cost seconds.
+//
+// regrapht_hold_device keeps every SM busy for a fixed time. The timing loop queues it after the
+// pre-call synchronization, ahead of the start event, so the candidate's launches are queued while
+// it runs and the host's launch latency is not timed with the kernel. It fills every thread slot of
+// every SM, so a kernel the candidate puts on a stream of its own cannot run beside it, untimed.
 #include <cuda_runtime.h>
 
 namespace {
@@ -42,7 +49,37 @@ cudaError_t launch(const void* a, const void* b, unsigned long long n, unsigned 
   return cudaGetLastError();
 }
 
+constexpr int kHoldThreads = 1024;
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Every thread waits, not one per block: a block keeps its thread slots until all its threads exit.
+__global__ void __launch_bounds__(kHoldThreads) hold(unsigned long long ns) {
+  const unsigned long long start = global_ns();
+  while (global_ns() - start < ns) __nanosleep(200);
+}
+
 }  // namespace
+
+// Queues the hold on the legacy default stream (the stream the timing events are recorded on) and
+// returns at once with a cudaError_t (0 on success).
+extern "C" int regrapht_hold_device(unsigned long long ns) {
+  static int blocks = 0;
+  if (blocks == 0) {
+    int device = 0, sms = 0, threads_per_sm = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+    int per_sm = threads_per_sm / kHoldThreads;
+    blocks = (sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+  }
+  hold<<<blocks, kHoldThreads, 0, 0>>>(ns);
+  return cudaGetLastError();
+}
 
 // Returns a cudaError_t (0 on success); out[0] = differing elements, out[1] = first of them
 // (2^64 - 1 when none). An itemsize other than 1, 2, 4 or 8 is refused with cudaErrorInvalidValue.
