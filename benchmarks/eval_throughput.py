@@ -54,11 +54,11 @@ def variants(source: str) -> list[tuple[str, str]]:
     return out
 
 
-def throughput(tasks, out: Path) -> dict:
+def throughput(tasks, out: Path, reference_threads: int) -> dict:
     items = [(task, code, "cuda") for task in tasks for _, code in variants(task.naive_source())]
     labels = [(task.id, label) for task in tasks for label, _ in variants(task.naive_source())]
     with tempfile.TemporaryDirectory() as cache:
-        config = EvalConfig(cache_dir=cache)
+        config = EvalConfig(cache_dir=cache, reference_threads=reference_threads)
         start = time.perf_counter()
         with Evaluator(config) as evaluator:
             results = evaluator.evaluate_many(items)
@@ -79,12 +79,14 @@ def throughput(tasks, out: Path) -> dict:
             "median_ms": r.timings.get("candidate", {}).get("median_s", 0) * 1e3,
             "speedup_vs_naive": r.speedups.get("naive", {}).get("value"),
             "timed_calls": {lib: t.get("n") for lib, t in r.timings.items()},
+            "serial_ms": r.timings.get("serial", {}).get("median_s", 0) * 1e3,
             "seconds": r.seconds,
         }
         for (t, v), r in zip(labels, results)
     ]
-    (out / "throughput_rows.json").write_text(json.dumps(rows, indent=1))
+    (out / f"throughput_rows_{reference_threads}.json").write_text(json.dumps(rows, indent=1))
     return {
+        "reference_threads": reference_threads,
         "candidates": len(items),
         "tasks": len(tasks),
         "wall_s": wall,
@@ -139,6 +141,13 @@ def main() -> None:
     )
     parser.add_argument("--skip-throughput", action="store_true", help="Measure repeatability only.")
     parser.add_argument(
+        "--reference-threads",
+        type=int,
+        nargs="+",
+        default=[EvalConfig().reference_threads],
+        help="Bench-data threads, one throughput run each (default: the configured number).",
+    )
+    parser.add_argument(
         "--tasks", nargs="*", default=FIXED_TASKS, help="Task ids (default: a fixed set of 10)."
     )
     args = parser.parse_args()
@@ -147,7 +156,7 @@ def main() -> None:
     gpu = toolchain.gpus()[0].name if toolchain.gpus() else "no GPU"
     report: dict = {"gpu": gpu, "date": time.strftime("%Y-%m-%d")}
     if not args.skip_throughput:
-        report["throughput"] = throughput(tasks, args.out)
+        report["throughput"] = [throughput(tasks, args.out, n) for n in args.reference_threads]
         print(json.dumps(report["throughput"], indent=1), flush=True)
     saxpy = find_task("saxpy")
     report["repeatability"] = repeatability(
@@ -155,12 +164,12 @@ def main() -> None:
     )
     print(json.dumps(report["repeatability"], indent=1))
     (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
-    if "throughput" in report:
-        t = report["throughput"]
+    for t in report.get("throughput", []):
         print(
-            f"\n{gpu}: {t['candidates']} candidates over {t['tasks']} tasks in {t['wall_s']:.1f} s wall "
-            f"= {t['evals_per_minute_wall']:.1f} evaluations/min (cold cache, isolation on); "
-            f"workers held the GPU {t['worker_s']:.1f} s = {t['evals_per_gpu_minute']:.1f} evaluations per GPU-minute"
+            f"\n{gpu}, {t['reference_threads']} bench-data threads: {t['candidates']} candidates over "
+            f"{t['tasks']} tasks in {t['wall_s']:.1f} s wall = {t['evals_per_minute_wall']:.1f} evaluations/min "
+            f"(cold cache, isolation on); workers held the GPU {t['worker_s']:.1f} s = "
+            f"{t['evals_per_gpu_minute']:.1f} evaluations per GPU-minute"
         )
     for r in report["repeatability"]:
         print(

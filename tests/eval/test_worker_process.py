@@ -336,13 +336,14 @@ class _HostBackedRuntime:
         self.ctypes.memmove(dst, src, nbytes)
 
 
-@pytest.mark.parametrize("nbytes", [0, 1000, 3 * 4096, 3 * 4096 + 7])
+@pytest.mark.parametrize("nbytes", [0, 1000, 3 * 4096, 5 * 4096 + 7])
 def test_large_transfers_go_through_the_stage_in_chunks(monkeypatch, tmp_path, nbytes):
     import numpy as np
 
     from regrapht.eval import worker
 
     monkeypatch.setattr(worker, "STAGE_BYTES", 4096)
+    monkeypatch.setattr(worker, "STAGE_SLOTS", 2)
     rt = _HostBackedRuntime()
     mem = worker.DeviceMemory(rt)
     data = np.random.default_rng(nbytes).integers(0, 256, size=nbytes, dtype=np.uint8)

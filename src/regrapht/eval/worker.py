@@ -17,6 +17,8 @@ import mmap
 import os
 import sys
 import time
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +37,10 @@ _CTYPES = {
     "float64": ctypes.c_double,
 }
 ENTRY = "__regrapht_entry"
-STAGE_BYTES = 32 << 20  # the page-locked buffer that large host-device copies go through
+# Large host-device copies go through page-locked slots of STAGE_BYTES, STAGE_SLOTS of them in
+# flight: file reads and writes run on threads while the link copies.
+STAGE_BYTES = 16 << 20
+STAGE_SLOTS = 4
 
 
 class Channel:
@@ -50,6 +55,18 @@ class Channel:
         data = (json.dumps(message) + "\n").encode()
         while data:
             data = data[os.write(self.fd, data) :]
+
+
+def _settle(futures: Iterable[Future]) -> BaseException | None:
+    """Wait for every future (no thread may still use a slot or a file once the caller returns);
+    the first failure is returned for the caller to raise."""
+    error: BaseException | None = None
+    for future in list(futures):
+        try:
+            future.result()
+        except BaseException as exc:  # the caller raises it, once the rest are done
+            error = error or exc
+    return error
 
 
 class HostMemory:
@@ -97,7 +114,9 @@ class DeviceMemory:
         self.rt = rt
         self.check = None
         self.hold_device = None
-        self.stage: np.ndarray | None = None
+        self.stages: list[np.ndarray] | None = None
+        self.io: ThreadPoolExecutor | None = None
+        self.writer: ThreadPoolExecutor | None = None
         if check_library:
             try:
                 lib = ctypes.CDLL(check_library, mode=os.RTLD_NOW | os.RTLD_LOCAL)
@@ -119,12 +138,41 @@ class DeviceMemory:
     def alloc(self, nbytes: int) -> int:
         return self.rt.malloc(nbytes)
 
-    def _stage(self) -> np.ndarray:
-        """The page-locked buffer large transfers go through, allocated at the first of them."""
-        if self.stage is None:
-            ptr = self.rt.host_alloc(STAGE_BYTES)
-            self.stage = np.ctypeslib.as_array((ctypes.c_uint8 * STAGE_BYTES).from_address(ptr))
-        return self.stage
+    def _stages(self) -> list[np.ndarray]:
+        """The page-locked slots large transfers go through, allocated at the first of them, and the
+        threads that read files into them and write files from them (file copies release the GIL)."""
+        if self.stages is None:
+            whole = STAGE_BYTES * STAGE_SLOTS
+            ptr = self.rt.host_alloc(whole)
+            pinned = np.ctypeslib.as_array((ctypes.c_uint8 * whole).from_address(ptr))
+            self.stages = [pinned[i * STAGE_BYTES : (i + 1) * STAGE_BYTES] for i in range(STAGE_SLOTS)]
+            self.io = ThreadPoolExecutor(STAGE_SLOTS, thread_name_prefix="regrapht-stage")
+            self.writer = ThreadPoolExecutor(1, thread_name_prefix="regrapht-write")
+        return self.stages
+
+    def _upload_staged(self, dst: int, nbytes: int, fill: Any) -> None:
+        """Copy `nbytes` to `dst` a slot at a time: `fill(slot, pos, n)` puts bytes [pos, pos + n)
+        into the slot on a thread, up to STAGE_SLOTS chunks ahead of the copies over the link."""
+        stages = self._stages()
+        assert self.io is not None
+        chunks = [(pos, min(STAGE_BYTES, nbytes - pos)) for pos in range(0, nbytes, STAGE_BYTES)]
+        pending = {
+            i: self.io.submit(fill, stages[i], *chunks[i]) for i in range(min(STAGE_SLOTS, len(chunks)))
+        }
+        try:
+            for i, (pos, n) in enumerate(chunks):
+                pending.pop(i).result()
+                # From page-locked memory the copy is synchronous: the slot is free when it returns.
+                self.rt.memcpy(dst + pos, stages[i % STAGE_SLOTS].ctypes.data, n, 1)
+                later = i + STAGE_SLOTS
+                if later < len(chunks):
+                    pending[later] = self.io.submit(fill, stages[i % STAGE_SLOTS], *chunks[later])
+        except BaseException:
+            _settle(pending.values())
+            raise
+        error = _settle(pending.values())
+        if error is not None:
+            raise error
 
     def hold(self, ns: int) -> bool:
         """Queue the harness's hold kernel (every SM busy for `ns`) on the timing stream; True if
@@ -148,27 +196,34 @@ class DeviceMemory:
             and bool(data.filename)
             and data.flags.c_contiguous
         )
-        data = data if whole_file else np.ascontiguousarray(data)
         if data.nbytes <= STAGE_BYTES:
-            self.rt.memcpy(handle + offset, np.ascontiguousarray(data).ctypes.data, data.nbytes, 1)
+            data = np.ascontiguousarray(data)
+            self.rt.memcpy(handle + offset, data.ctypes.data, data.nbytes, 1)
             return
-        stage = self._stage()
         if whole_file:
-            # A mapped file (bench inputs) is read into the stage: a file read copies its cached
-            # pages with no page faults, where reading the mapping faults on every page.
-            with open(data.filename, "rb", buffering=0) as f:
-                f.seek(int(data.offset))
-                for done in range(0, data.nbytes, STAGE_BYTES):
-                    n = min(STAGE_BYTES, data.nbytes - done)
-                    if f.readinto(memoryview(stage)[:n]) != n:
+            # A mapped file (bench inputs) is read, not touched through its mapping: a read copies
+            # cached pages with no page fault per page.
+            fd, start = os.open(data.filename, os.O_RDONLY), int(data.offset)
+
+            def read(slot: np.ndarray, pos: int, n: int) -> None:
+                view, got = memoryview(slot)[:n], 0
+                while got < n:
+                    k = os.preadv(fd, [view[got:]], start + pos + got)
+                    if k == 0:
                         raise OSError(f"{data.filename} ended early")
-                    self.rt.memcpy(handle + offset + done, stage.ctypes.data, n, 1)
+                    got += k
+
+            try:
+                self._upload_staged(handle + offset, data.nbytes, read)
+            finally:
+                os.close(fd)
             return
-        raw = data.reshape(-1).view(np.uint8)
-        for done in range(0, raw.size, STAGE_BYTES):
-            n = min(STAGE_BYTES, raw.size - done)
-            stage[:n] = raw[done : done + n]
-            self.rt.memcpy(handle + offset + done, stage.ctypes.data, n, 1)
+        raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+
+        def copy(slot: np.ndarray, pos: int, n: int) -> None:
+            slot[:n] = raw[pos : pos + n]
+
+        self._upload_staged(handle + offset, raw.size, copy)
 
     def download(self, handle: int, offset: int, nbytes: int) -> np.ndarray:
         out = np.empty(nbytes, dtype=np.uint8)
@@ -180,22 +235,40 @@ class DeviceMemory:
 
     def download_to(self, handle: int, offset: int, nbytes: int, path: Path) -> None:
         """Write a device buffer to a file (the out folder is memory-backed where it can be) with no
-        whole-size copy in host memory: a gigabyte output is never an array here."""
-        if nbytes == 0:
-            path.write_bytes(b"")
-            return
-        stage = self._stage()
-        with open(path, "wb", buffering=0) as f:
-            # Reserved first: a full tmpfs fails here, before any copy.
-            os.posix_fallocate(f.fileno(), 0, nbytes)
-            # Through the page-locked stage, a chunk at a time: a copy straight into the file's
-            # mapping ran at about 1 GB/s, held up by a page fault per page.
-            for done in range(0, nbytes, STAGE_BYTES):
-                n = min(STAGE_BYTES, nbytes - done)
-                self.rt.memcpy(stage.ctypes.data, handle + offset + done, n, 2)
-                view = memoryview(stage)[:n]
-                while view:
-                    view = view[f.write(view) :]
+        whole-size copy in host memory: a gigabyte output is never an array here. Chunks cross the
+        link into page-locked slots while one thread writes the previous ones out (writers side by
+        side on one file queue on its lock: on an H100 four were no faster than one)."""
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        pending: dict[int, Future] = {}
+        if nbytes > 0:
+            try:
+                os.posix_fallocate(fd, 0, nbytes)  # a full tmpfs fails here, before any copy
+            except BaseException:
+                os.close(fd)
+                raise
+
+        def write(slot: np.ndarray, pos: int, n: int) -> None:
+            view, done = memoryview(slot)[:n], 0
+            while done < n:
+                done += os.pwrite(fd, view[done:], pos + done)
+
+        try:
+            for i, pos in enumerate(range(0, nbytes, STAGE_BYTES)):
+                stages = self._stages()
+                assert self.writer is not None
+                n, k = min(STAGE_BYTES, nbytes - pos), i % STAGE_SLOTS
+                if k in pending:
+                    pending.pop(k).result()  # the slot's previous chunk is written: reuse it
+                self.rt.memcpy(stages[k].ctypes.data, handle + offset + pos, n, 2)
+                pending[k] = self.writer.submit(write, stages[k], pos, n)
+        except BaseException:
+            _settle(pending.values())
+            os.close(fd)
+            raise
+        error = _settle(pending.values())
+        os.close(fd)
+        if error is not None:
+            raise error
 
     def differences(
         self, a: int, a_off: int, b: int, b_off: int, nbytes: int, itemsize: int
