@@ -17,6 +17,7 @@ def test_correct_candidate_is_timed_against_serial(evaluator, vec_scale):
     # min_rounds (10), or at least the floor of 5 once a loaded machine spends the time budget
     assert cand["n"] >= 5 and serial["n"] >= 3
     assert cand["q1_s"] <= cand["median_s"] <= cand["q3_s"]
+    assert cand["hold_s"] == 0.0  # host calls are timed on the host clock: no hold before them
     s = ev.speedups["serial"]
     assert s["ci_low"] <= s["value"] <= s["ci_high"]
     assert s["value"] == pytest.approx(serial["median_s"] / cand["median_s"])

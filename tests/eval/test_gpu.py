@@ -187,6 +187,7 @@ def test_a_stream_of_its_own_gains_nothing_from_the_hold(gpu_eval, vec_scale):
         vec_scale, cu("honest_stream.cu"), "cuda", baselines={"default_stream": cu("correct.cu")}
     )
     assert ev.status == "correct", ev.message
+    assert ev.timings["candidate"]["hold_s"] == pytest.approx(20e-6)  # timed behind the hold
     assert ev.speedups["default_stream"]["value"] < 1.02, ev.speedups["default_stream"]
 
 

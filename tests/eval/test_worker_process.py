@@ -66,6 +66,31 @@ def test_a_spare_for_another_cuda_library_is_not_used(reference_job):
     assert spare.proc.poll() is not None  # discarded, not left running
 
 
+def test_a_line_another_process_wrote_to_a_spare_cannot_pass_for_the_job(reference_job, tmp_path):
+    """A spare waits beside a running candidate, which could write a job path of its own to the
+    spare's stdin. That run does not echo the real job's nonce: its messages never reach the parent's
+    judge, and the real job runs in a fresh process."""
+    import json
+
+    job, job_dir, cases = reference_job
+    forged = dict(job, cases=job["cases"][:1])
+    (tmp_path / "forged.json").write_text(json.dumps(forged))
+    spare = SpareWorker(job["libcudart"])
+    spare.proc.stdin.write(f"{tmp_path / 'forged.json'}\n".encode())  # what a candidate could do
+    spare.proc.stdin.flush()
+    seen: list[dict] = []
+    outcome = run_worker(job, job_dir / "job.json", 10.0, 60.0, 1 << 30, on_message=lambda m: seen.append(m))
+    assert outcome.complete, outcome.output_head
+    outcome = run_worker(
+        job, job_dir / "job.json", 10.0, 60.0, 1 << 30, on_message=lambda m: seen.append(m), spare=spare
+    )
+    assert outcome.complete, outcome.output_head
+    assert outcome.last("hello")["pid"] != spare.proc.pid  # run again, fresh
+    assert len(outcome.all("case_done")) == cases
+    judged = [m for m in seen if m["event"] == "case_done"]
+    assert len(judged) == 2 * cases  # the plain run's and the fresh run's: none of the forged run's
+
+
 def test_a_spare_without_a_job_goes_away():
     spare = SpareWorker("")
     spare.discard()
@@ -141,10 +166,22 @@ def _timed_run(evaluator, task, source: str):
     return checks, ev
 
 
-def test_timed_outputs_identical_to_their_sets_first_are_not_sent_again(evaluator, vec_scale):
+@pytest.fixture(scope="module")
+def patient(build_cache):
+    """Ten timed rounds whatever the machine's load (the shared evaluator's 0.3 s budget may stop at
+    five on a busy CI machine, before the first window's secret check round)."""
+    from regrapht.eval import Evaluator, TimingConfig
+    from tests.eval.conftest import quick_config
+
+    timing = TimingConfig(budget_s=10.0, min_rounds=10, serial_budget_s=0.3)
+    with Evaluator(quick_config(build_cache, timing_config=timing)) as ev:
+        yield ev
+
+
+def test_timed_outputs_identical_to_their_sets_first_are_not_sent_again(patient, vec_scale):
     from tests.eval.conftest import candidate
 
-    checks, ev = _timed_run(evaluator, vec_scale, candidate("correct.cpp"))
+    checks, ev = _timed_run(patient, vec_scale, candidate("correct.cpp"))
     assert ev.status == "correct", ev.message
     sent = [c for c in checks if c["files"]]
     assert len(checks) >= 3  # the first timed call, one from the first window, the final one
@@ -348,6 +385,9 @@ def test_large_transfers_go_through_the_stage_in_chunks(monkeypatch, tmp_path, n
     mem = worker.DeviceMemory(rt)
     data = np.random.default_rng(nbytes).integers(0, 256, size=nbytes, dtype=np.uint8)
     np.save(tmp_path / "x.npy", data)
+    reads = []
+    real_preadv = worker.os.preadv
+    monkeypatch.setattr(worker.os, "preadv", lambda *a: reads.append(a) or real_preadv(*a))
     for source in (data, np.load(tmp_path / "x.npy", mmap_mode="r")):  # an array, a mapped file
         handle = mem.alloc(nbytes + 16)
         rt.copies.clear()
@@ -357,3 +397,26 @@ def test_large_transfers_go_through_the_stage_in_chunks(monkeypatch, tmp_path, n
         mem.download_to(handle, 16, nbytes, out)
         assert np.array_equal(np.fromfile(out, dtype=np.uint8), data)
         assert all(n <= 4096 for _, n in rt.copies)
+    assert bool(reads) == (nbytes > 4096)  # a large mapped file is read, not faulted in
+
+
+def test_transfers_without_page_locked_memory_still_arrive(monkeypatch, tmp_path):
+    import numpy as np
+
+    from regrapht.eval import worker
+
+    monkeypatch.setattr(worker, "STAGE_BYTES", 4096)
+    rt = _HostBackedRuntime()
+
+    def refuse(nbytes: int) -> int:
+        raise RuntimeError("cudaMallocHost: out of memory")
+
+    rt.host_alloc = refuse
+    rt.last_error = lambda: 0
+    mem = worker.DeviceMemory(rt)
+    data = np.arange(5000, dtype=np.uint32)
+    handle = mem.alloc(data.nbytes)
+    mem.upload(handle, 0, data)
+    mem.download_to(handle, 0, data.nbytes, tmp_path / "out.bin")
+    assert np.array_equal(np.fromfile(tmp_path / "out.bin", dtype=np.uint32), data)
+    assert rt.copies == [(1, data.nbytes), (2, data.nbytes)]  # whole, through pageable memory

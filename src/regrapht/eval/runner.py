@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -122,17 +123,26 @@ def run_worker(
 ) -> WorkerOutcome:
     """Run one worker. `on_message` sees each message as it arrives and may answer "stop" (the parent
     has its verdict: end the worker) or a dict, which is sent to the worker's stdin as a JSON line.
-    A live `spare` whose CUDA library matches the job's takes the job instead of a new process."""
-    job_path.write_text(json.dumps(job))
+    A live `spare` whose CUDA library matches the job's takes the job instead of a new process.
+
+    A spare waits for its job beside a running candidate, and another process of the same user can
+    write to its stdin. So the job carries a fresh nonce that its `hello` must echo: a spare that
+    ran anything else (or died before saying hello, which no candidate code precedes) has its
+    messages withheld from `on_message`, and the job runs again in a fresh process."""
+    nonce = secrets.token_hex(16)
+    job_path.write_text(json.dumps({**job, "nonce": nonce}))
     outcome = WorkerOutcome()
     start = time.monotonic()
-    if spare is not None and spare.alive() and spare.libcudart == (job.get("libcudart") or ""):
+    from_spare = spare is not None and spare.alive() and spare.libcudart == (job.get("libcudart") or "")
+    if from_spare:
+        assert spare is not None
         proc, read_fd = spare.proc, spare.read_fd
         _send_line(proc, str(job_path))
     else:
         if spare is not None:
             spare.discard()
         proc, read_fd = _spawn(str(job_path), [], env)
+    foreign = [False]
     last_activity = [time.monotonic()]
     # While the parent works on a message (say, preparing bench data), the worker waits on it:
     # that time counts toward neither timeout.
@@ -157,6 +167,8 @@ def run_worker(
                     except ValueError:
                         outcome.channel_error = f"unreadable message on the result channel: {line[:120]!r}"
                         continue
+                    if from_spare and not outcome.messages and message.get("nonce") != nonce:
+                        foreign[0] = outcome.stopped_early = True
                     outcome.messages.append(message)
                     if on_message is None or outcome.stopped_early:
                         continue
@@ -236,6 +248,8 @@ def run_worker(
         bool(done) and done.get("messages") == len(outcome.messages) and not outcome.channel_error
     )
     outcome.seconds = time.monotonic() - start
+    if foreign[0] or (from_spare and not outcome.messages):
+        return run_worker(job, job_path, idle_timeout_s, total_timeout_s, memory_limit_bytes, env, on_message)
     return outcome
 
 

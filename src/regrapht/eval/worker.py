@@ -140,10 +140,17 @@ class DeviceMemory:
 
     def _stages(self) -> list[np.ndarray]:
         """The page-locked slots large transfers go through, allocated at the first of them, and the
-        threads that read files into them and write files from them (file copies release the GIL)."""
+        threads that read files into them and write files from them (file copies release the GIL).
+        Empty where page-locked memory cannot be had (a container's limit, say): copies then go
+        through pageable memory, slower and as correct."""
         if self.stages is None:
             whole = STAGE_BYTES * STAGE_SLOTS
-            ptr = self.rt.host_alloc(whole)
+            try:
+                ptr = self.rt.host_alloc(whole)
+            except Exception:
+                self.rt.last_error()  # the failed allocation is the harness's, not the candidate's
+                self.stages = []
+                return self.stages
             pinned = np.ctypeslib.as_array((ctypes.c_uint8 * whole).from_address(ptr))
             self.stages = [pinned[i * STAGE_BYTES : (i + 1) * STAGE_BYTES] for i in range(STAGE_SLOTS)]
             self.io = ThreadPoolExecutor(STAGE_SLOTS, thread_name_prefix="regrapht-stage")
@@ -176,11 +183,15 @@ class DeviceMemory:
 
     def hold(self, ns: int) -> bool:
         """Queue the harness's hold kernel (every SM busy for `ns`) on the timing stream; True if
-        queued. Without the harness library the call is timed from an idle device, launch latency
-        and all: slower-looking, never faster."""
+        queued. Without the harness library, or where the hold cannot fill every SM, the call is
+        timed from an idle device, launch latency and all: slower-looking, never faster."""
         if self.hold_device is None or ns <= 0:
             return False
-        self.rt.check(self.hold_device(ns), "queuing the hold before a timed call")
+        if self.hold_device(ns) != 0:
+            # Not the candidate's doing (the device was synchronized and clean just before), nor a
+            # reason to fail it: its calls are timed from an idle device, as without the library.
+            self.hold_device = None
+            return False
         return True
 
     def ptr(self, handle: int, offset: int) -> int:
@@ -194,9 +205,10 @@ class DeviceMemory:
             isinstance(data, np.memmap)
             and isinstance(data.base, mmap.mmap)
             and bool(data.filename)
+            and data.mode == "r"
             and data.flags.c_contiguous
         )
-        if data.nbytes <= STAGE_BYTES:
+        if data.nbytes <= STAGE_BYTES or not self._stages():
             data = np.ascontiguousarray(data)
             self.rt.memcpy(handle + offset, data.ctypes.data, data.nbytes, 1)
             return
@@ -235,9 +247,13 @@ class DeviceMemory:
 
     def download_to(self, handle: int, offset: int, nbytes: int, path: Path) -> None:
         """Write a device buffer to a file (the out folder is memory-backed where it can be) with no
-        whole-size copy in host memory: a gigabyte output is never an array here. Chunks cross the
+        whole-size copy in host memory past STAGE_BYTES (unless page-locked memory cannot be had):
+        a gigabyte output is never an array here. Chunks cross the
         link into page-locked slots while one thread writes the previous ones out (writers side by
         side on one file queue on its lock: on an H100 four were no faster than one)."""
+        if nbytes <= STAGE_BYTES or not self._stages():
+            self.download(handle, offset, nbytes).tofile(path)
+            return
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         pending: dict[int, Future] = {}
         if nbytes > 0:
@@ -333,7 +349,7 @@ class Worker:
 
     # ---- setup -----------------------------------------------------------------------------
     def start(self) -> None:
-        info: dict[str, Any] = {"pid": os.getpid()}
+        info: dict[str, Any] = {"pid": os.getpid(), "nonce": self.job.get("nonce")}
         if self.rt is not None:
             if self.ready:
                 info["context_s"], info["spare"] = self.ready[1], True

@@ -49,7 +49,7 @@ cudaError_t launch(const void* a, const void* b, unsigned long long n, unsigned 
   return cudaGetLastError();
 }
 
-constexpr int kHoldThreads = 1024;
+constexpr int kHoldMaxThreads = 1024;
 
 __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;
@@ -58,26 +58,41 @@ __device__ __forceinline__ unsigned long long global_ns() {
 }
 
 // Every thread waits, not one per block: a block keeps its thread slots until all its threads exit.
-__global__ void __launch_bounds__(kHoldThreads) hold(unsigned long long ns) {
+__global__ void __launch_bounds__(kHoldMaxThreads) hold(unsigned long long ns) {
   const unsigned long long start = global_ns();
-  while (global_ns() - start < ns) __nanosleep(200);
+  while (global_ns() - start < ns) {
+#if __CUDA_ARCH__ >= 700
+    __nanosleep(200);
+#endif
+  }
 }
 
 }  // namespace
 
 // Queues the hold on the legacy default stream (the stream the timing events are recorded on) and
-// returns at once with a cudaError_t (0 on success).
+// returns at once with a cudaError_t (0 on success). The block size divides the SM's thread slots
+// (1024 where they are a multiple of it, else 512: 1536-slot GPUs), and the launch is made only if
+// that many blocks fit on every SM at once, so no slot stays free for a candidate's kernel; where
+// they do not, it returns cudaErrorNotSupported and the call is timed without a hold.
 extern "C" int regrapht_hold_device(unsigned long long ns) {
-  static int blocks = 0;
+  static int blocks = 0, threads = 0;
+  static cudaError_t unusable = cudaSuccess;
+  if (unusable != cudaSuccess) return unusable;
   if (blocks == 0) {
-    int device = 0, sms = 0, threads_per_sm = 0;
+    int device = 0, sms = 0, slots = 0, resident = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
-    int per_sm = threads_per_sm / kHoldThreads;
-    blocks = (sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+    cudaDeviceGetAttribute(&slots, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+    threads = slots % kHoldMaxThreads == 0 ? kHoldMaxThreads : 512;
+    const cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, hold, threads, 0);
+    if (err != cudaSuccess || sms <= 0 || slots <= 0 || slots % threads != 0 || resident * threads < slots) {
+      cudaGetLastError();
+      unusable = cudaErrorNotSupported;
+      return unusable;
+    }
+    blocks = sms * (slots / threads);
   }
-  hold<<<blocks, kHoldThreads, 0, 0>>>(ns);
+  hold<<<blocks, threads, 0, 0>>>(ns);
   return cudaGetLastError();
 }
 
