@@ -55,7 +55,9 @@ class EvalConfig:
     # Bench data of tasks no queued candidate needs stays, up to this much (None: a quarter of the
     # machine's memory, at least 2 GiB), so a search's later batches reuse it instead of rebuilding it.
     reference_cache_gib: float | None = None
-    spare_worker: bool = True  # start the next cuda worker (Python, CUDA context) during the current one
+    # Start the next cuda worker's Python during the current candidate, its CUDA context once that
+    # candidate is measured.
+    spare_worker: bool = True
 
     def reference_cache_bytes(self) -> int:
         if self.reference_cache_gib is not None:

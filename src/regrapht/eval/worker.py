@@ -57,16 +57,17 @@ class Channel:
             data = data[os.write(self.fd, data) :]
 
 
-def _settle(futures: Iterable[Future]) -> BaseException | None:
-    """Wait for every future (no thread may still use a slot or a file once the caller returns);
-    the first failure is returned for the caller to raise."""
+def _settle(futures: Iterable[Future], raise_first: bool = True) -> None:
+    """Wait for every future (no thread may still use a slot or a file once the caller returns),
+    then raise the first failure, unless the caller is already raising one of its own."""
     error: BaseException | None = None
     for future in list(futures):
         try:
             future.result()
-        except BaseException as exc:  # the caller raises it, once the rest are done
+        except BaseException as exc:  # raised below, once the rest are done
             error = error or exc
-    return error
+    if error is not None and raise_first:
+        raise error
 
 
 class HostMemory:
@@ -175,11 +176,9 @@ class DeviceMemory:
                 if later < len(chunks):
                     pending[later] = self.io.submit(fill, stages[i % STAGE_SLOTS], *chunks[later])
         except BaseException:
-            _settle(pending.values())
+            _settle(pending.values(), raise_first=False)
             raise
-        error = _settle(pending.values())
-        if error is not None:
-            raise error
+        _settle(pending.values())
 
     def hold(self, ns: int) -> bool:
         """Queue the harness's hold kernel (every SM busy for `ns`) on the timing stream; True if
@@ -248,20 +247,16 @@ class DeviceMemory:
     def download_to(self, handle: int, offset: int, nbytes: int, path: Path) -> None:
         """Write a device buffer to a file (the out folder is memory-backed where it can be) with no
         whole-size copy in host memory past STAGE_BYTES (unless page-locked memory cannot be had):
-        a gigabyte output is never an array here. Chunks cross the
-        link into page-locked slots while one thread writes the previous ones out (writers side by
-        side on one file queue on its lock: on an H100 four were no faster than one)."""
+        a gigabyte output is never an array here. Chunks cross the link into page-locked slots
+        while one thread writes the previous ones out (writers side by side on one file queue on
+        its lock: on an H100 four were no faster than one)."""
         if nbytes <= STAGE_BYTES or not self._stages():
             self.download(handle, offset, nbytes).tofile(path)
             return
+        stages = self._stages()
+        assert self.writer is not None
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         pending: dict[int, Future] = {}
-        if nbytes > 0:
-            try:
-                os.posix_fallocate(fd, 0, nbytes)  # a full tmpfs fails here, before any copy
-            except BaseException:
-                os.close(fd)
-                raise
 
         def write(slot: np.ndarray, pos: int, n: int) -> None:
             view, done = memoryview(slot)[:n], 0
@@ -269,22 +264,20 @@ class DeviceMemory:
                 done += os.pwrite(fd, view[done:], pos + done)
 
         try:
+            os.posix_fallocate(fd, 0, nbytes)  # a full tmpfs fails here, before any copy
             for i, pos in enumerate(range(0, nbytes, STAGE_BYTES)):
-                stages = self._stages()
-                assert self.writer is not None
                 n, k = min(STAGE_BYTES, nbytes - pos), i % STAGE_SLOTS
                 if k in pending:
                     pending.pop(k).result()  # the slot's previous chunk is written: reuse it
                 self.rt.memcpy(stages[k].ctypes.data, handle + offset + pos, n, 2)
                 pending[k] = self.writer.submit(write, stages[k], pos, n)
         except BaseException:
-            _settle(pending.values())
-            os.close(fd)
+            _settle(pending.values(), raise_first=False)
             raise
-        error = _settle(pending.values())
-        os.close(fd)
-        if error is not None:
-            raise error
+        else:
+            _settle(pending.values())
+        finally:
+            os.close(fd)
 
     def differences(
         self, a: int, a_off: int, b: int, b_off: int, nbytes: int, itemsize: int

@@ -54,9 +54,8 @@ SEARCH_SCHEMA = Schema(
     ),
 )
 
-# Settings that do not change a verdict or a timing: the input secret, where compiles are cached,
-# how many compile in parallel.
-# Settings that change how an evaluation is run, not what it measures.
+# Settings that change how an evaluation is run, not a verdict or a timing: the input secret, where
+# compiles are cached, how many compile in parallel, how much bench data is kept.
 _NOT_IN_KEY = ("secret", "cache_dir", "jobs", "reference_cache_gib")
 
 
