@@ -38,6 +38,8 @@ def test_honest_kernels_pass_without_false_alarms(gpu_eval, vec_scale, name):
     assert "naive" in ev.speedups and "serial" in ev.speedups
     assert ev.fingerprint["gpu"] and ev.fingerprint["cuda_runtime"]
     assert ev.roofline["fraction_of_floor"] is not None and 0 < ev.roofline["fraction_of_floor"] < 1.2
+    # Timed outputs judged by the parent in the worker's device memory, not sent as files.
+    assert ev.timings["candidate"]["judged_on_device"] is True
 
 
 @pytest.mark.parametrize(
@@ -51,6 +53,7 @@ def test_honest_kernels_pass_without_false_alarms(gpu_eval, vec_scale, name):
         ("cache_by_pointer.cu", "wrong_answer", "seed 2"),
         ("lazy_later.cu", "integrity_violation", "behaves differently on later calls"),
         ("half_precision.cu", "wrong_answer", "beyond rtol=1e-05"),
+        ("wrong_at_bench.cu", "wrong_answer", "wrong at the bench size (n=1048576): `out`: 1 of 1048576"),
         ("too_much_shared.cu", "runtime_error", "CUDA error"),
         ("grab_all_memory.cu", "runtime_error", "out of memory"),
     ],
@@ -203,3 +206,76 @@ def test_the_hold_keeps_launch_latency_out_of_the_timing(build_cache, vec_scale)
         assert result.status == "correct", result.message
         medians[hold_s] = result.timings["candidate"]["median_s"]
     assert medians[20e-6] < 0.95 * medians[0.0], medians
+
+
+def test_the_parents_tolerance_kernel_agrees_with_the_host_check(gpu_eval):
+    """regrapht_count_mismatches (the parent's judge of timed outputs) against correctness.compare:
+    values at the tolerance's edge, NaN, infinities, signed zeros, both float widths, integers."""
+    import ctypes
+
+    import numpy as np
+
+    from regrapht.eval import correctness, toolchain
+    from regrapht.eval.cudart import H2D, CudaRuntime
+    from regrapht.tasks.model import Tolerance
+
+    library = gpu_eval._device_check_library()
+    assert library, "the device comparison kernel did not build"
+    rt = CudaRuntime(str(toolchain.libcudart_path()))
+    rt.init(0)
+    lib = ctypes.CDLL(library)
+    count = lib.regrapht_count_mismatches
+    count.restype = ctypes.c_int
+    count.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.c_ulonglong,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_double,
+        ctypes.c_double,
+        ctypes.c_void_p,
+        ctypes.POINTER(ctypes.c_ulonglong),
+    ]
+    scratch = rt.malloc(16)
+    rng = np.random.default_rng(11)
+
+    def on_device(actual, expected, code, rtol, atol):
+        da, de = rt.malloc(actual.nbytes), rt.malloc(expected.nbytes)
+        rt.memcpy(da, actual.ctypes.data, actual.nbytes, H2D)
+        rt.memcpy(de, expected.ctypes.data, expected.nbytes, H2D)
+        out = (ctypes.c_ulonglong * 2)()
+        rt.check(
+            count(da, de, expected.size, code, expected.dtype.itemsize, rtol, atol, scratch, out), "count"
+        )
+        rt.free(da)
+        rt.free(de)
+        return int(out[0]), int(out[1])
+
+    for dtype, code in ((np.float32, 0), (np.float64, 1)):
+        tolerance = Tolerance("close", rtol=1e-5, atol=1e-6)
+        expected = rng.standard_normal(200_003).astype(dtype)
+        expected[:6] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0]
+        limit = np.abs(expected.astype(np.float64)) * 1e-5 + 1e-6
+        for case in range(4):
+            actual = expected.copy()
+            if case == 1:  # just inside, and just outside, the limit
+                actual[10:20] = (expected[10:20] + limit[10:20] * 0.999).astype(dtype)
+                actual[20:30] = (expected[20:30] + limit[20:30] * 1.5).astype(dtype)
+            if case == 2:  # specials must match exactly; zeros of either sign are equal
+                actual[:6] = [0.0, -np.inf, np.inf, -0.0, 0.0, np.nan]
+            if case == 3:
+                actual[-1] = np.nan
+            host = correctness.compare(actual, expected, tolerance)
+            device = on_device(actual, expected, code, tolerance.rtol, tolerance.atol)
+            assert device[0] == (host.count if host else 0), (dtype, case)
+            if host:
+                assert device[1] == host.first_index
+        exact = correctness.compare(actual, expected, Tolerance("exact"))
+        assert on_device(actual, expected, code, 0.0, 0.0)[0] == (exact.count if exact else 0)
+    for dtype in (np.uint8, np.int16, np.int32, np.int64):
+        expected = rng.integers(0, 100, 100_001).astype(dtype)
+        actual = expected.copy()
+        actual[[5, 77_777]] += 1
+        assert on_device(actual, expected, 2, 0.0, 0.0) == (2, 5)
+    rt.free(scratch)

@@ -14,6 +14,14 @@ H2D, D2H, D2D = 1, 2, 3
 ATTR_CLOCK_RATE_KHZ = 13
 ATTR_SM_COUNT = 16
 ATTR_L2_BYTES = 38
+ATTR_COMPUTE_MODE = 20
+COMPUTE_MODE_DEFAULT = 0
+IPC_LAZY_ENABLE_PEER_ACCESS = 1
+IPC_HANDLE_BYTES = 64
+
+
+class IpcMemHandle(ctypes.Structure):
+    _fields_ = [("reserved", ctypes.c_char * IPC_HANDLE_BYTES)]
 
 
 class CudaError(RuntimeError):
@@ -23,8 +31,12 @@ class CudaError(RuntimeError):
 
 
 class CudaRuntime:
-    def __init__(self, path: str):
-        self.lib = ctypes.CDLL(path, mode=os.RTLD_NOW | ctypes.RTLD_GLOBAL)
+    def __init__(self, path: str, global_symbols: bool = True):
+        # Global in a worker, so the candidate's library binds to this instance; local in the
+        # parent, which may hold another CUDA runtime already (PyTorch's).
+        self.lib = ctypes.CDLL(
+            path, mode=os.RTLD_NOW | (ctypes.RTLD_GLOBAL if global_symbols else os.RTLD_LOCAL)
+        )
         lib = self.lib
         lib.cudaGetErrorString.restype = ctypes.c_char_p
         lib.cudaGetErrorName.restype = ctypes.c_char_p
@@ -34,6 +46,9 @@ class CudaRuntime:
         lib.cudaEventRecord.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         lib.cudaEventElapsedTime.argtypes = [ctypes.POINTER(ctypes.c_float), ctypes.c_void_p, ctypes.c_void_p]
         lib.cudaEventSynchronize.argtypes = [ctypes.c_void_p]
+        lib.cudaIpcGetMemHandle.argtypes = [ctypes.POINTER(IpcMemHandle), ctypes.c_void_p]
+        lib.cudaIpcOpenMemHandle.argtypes = [ctypes.POINTER(ctypes.c_void_p), IpcMemHandle, ctypes.c_uint]
+        lib.cudaIpcCloseMemHandle.argtypes = [ctypes.c_void_p]
 
     def error_text(self, code: int) -> tuple[str, str]:
         return (self.lib.cudaGetErrorName(code).decode(), self.lib.cudaGetErrorString(code).decode())
@@ -73,6 +88,31 @@ class CudaRuntime:
     def memset(self, ptr: int, value: int, nbytes: int) -> None:
         if nbytes:
             self.check(self.lib.cudaMemset(ptr, value, nbytes), "cudaMemset")
+
+    def ipc_handle(self, ptr: int) -> str:
+        """A handle (hex) another process can open to map the allocation that starts at `ptr`."""
+        handle = IpcMemHandle()
+        self.check(
+            self.lib.cudaIpcGetMemHandle(ctypes.byref(handle), ctypes.c_void_p(ptr)), "cudaIpcGetMemHandle"
+        )
+        # Read as raw bytes: the field's own accessor would stop at the first zero byte.
+        return ctypes.string_at(ctypes.addressof(handle), IPC_HANDLE_BYTES).hex()
+
+    def ipc_open(self, handle_hex: str) -> int:
+        raw = bytes.fromhex(handle_hex)
+        if len(raw) != IPC_HANDLE_BYTES:
+            raise ValueError(f"an IPC handle has {IPC_HANDLE_BYTES} bytes, not {len(raw)}")
+        handle = IpcMemHandle()
+        ctypes.memmove(ctypes.addressof(handle), raw, IPC_HANDLE_BYTES)
+        ptr = ctypes.c_void_p()
+        self.check(
+            self.lib.cudaIpcOpenMemHandle(ctypes.byref(ptr), handle, IPC_LAZY_ENABLE_PEER_ACCESS),
+            "cudaIpcOpenMemHandle",
+        )
+        return int(ptr.value or 0)
+
+    def ipc_close(self, ptr: int) -> None:
+        self.check(self.lib.cudaIpcCloseMemHandle(ctypes.c_void_p(ptr)), "cudaIpcCloseMemHandle")
 
     def synchronize(self) -> int:
         return int(self.lib.cudaDeviceSynchronize())

@@ -7,6 +7,7 @@ inputs only, and returns raw buffers and timings; every verdict is computed here
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -28,6 +29,8 @@ import regrapht
 from regrapht.eval import correctness, peaks, screen, toolchain
 from regrapht.eval.compile import Compiler, CompileResult, Kind
 from regrapht.eval.config import EvalConfig
+from regrapht.eval.cudart import CudaError
+from regrapht.eval.device_judge import DeviceJudge, JudgeUnavailable
 from regrapht.eval.record import RANK, CaseResult, Evaluation, hierarchical_reward
 from regrapht.eval.reference import (
     BenchReference,
@@ -56,12 +59,23 @@ class ReferenceError(RuntimeError):
 
 
 @dataclass
+class DeviceVerdict:
+    round: int
+    # right; wrong (outside the tolerance); runtime_error (the worker's handle was bad); harness (the
+    # parent's own device work failed)
+    kind: str
+    problem: str | None
+
+
+@dataclass
 class _Run:
     job_dir: Path
     outcome: WorkerOutcome = field(default_factory=WorkerOutcome)
     judged: dict[int, CaseResult] = field(default_factory=dict)
     bench: BenchReference | None = None
     bench_error: ReferenceError | None = None
+    # Timed outputs the parent judged in the worker's device memory, by (lib, input set).
+    device_verdicts: dict[tuple[str, Any], DeviceVerdict] = field(default_factory=dict)
 
 
 @dataclass
@@ -167,6 +181,9 @@ class Evaluator:
         self._cuda_runs = 0
         self._spare_lock = threading.Lock()
         self._device_check: Future | None = None
+        self._device_judge: DeviceJudge | None = None
+        self._device_judge_off: str | None = None  # why the parent does not judge on the device
+        self._device_judge_lock = threading.Lock()
 
     def close(self) -> None:
         with self._bench_lock:
@@ -178,6 +195,10 @@ class Evaluator:
             if self._spare is not None:
                 self._spare.discard()
                 self._spare = None
+        with self._device_judge_lock:
+            if self._device_judge is not None:
+                self._device_judge.close()
+                self._device_judge = None
         self.compiler.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -663,17 +684,26 @@ class Evaluator:
                     run.bench_error = exc
                     return "stop"
                 tc = self.config.timing_config
-                return {
-                    "timing": self._timing_spec(
-                        task,
-                        run.bench.dir,
-                        run.bench.nbytes,
-                        sorted(libs),
-                        ["candidate"],
-                        tc.budget_s,
-                        tc.max_rounds,
-                    )
-                }
+                spec = self._timing_spec(
+                    task,
+                    run.bench.dir,
+                    run.bench.nbytes,
+                    sorted(libs),
+                    ["candidate"],
+                    tc.budget_s,
+                    tc.max_rounds,
+                )
+                # Staged before the first timed call: memory the parent takes mid-timing would tell
+                # the candidate which of its calls are checked.
+                spec["judge_on_device"] = (
+                    job["device_check"] is not None
+                    and job["device_buffers"]
+                    and self._stage_on_device(task, run.bench, job)
+                )
+                return {"timing": spec}
+            if event == "anchor" and run.bench is not None:
+                self._judge_anchor(task, run, message)
+                return {"judged": True}
             return None
 
         spare = self._take_spare() if uses_cuda else None
@@ -714,6 +744,85 @@ class Evaluator:
         except Exception:  # the build itself broke (not a failed compile): host comparison it is
             return None
         return built.library if built.ok else None
+
+    # ---- judging timed outputs on the device ------------------------------------------------
+    def _stage_on_device(self, task: Task, bench: BenchReference, job: dict[str, Any]) -> bool:
+        """Whether this candidate's timed outputs are judged in device memory: the parent's judge
+        is up and holds the task's expected outputs. Custom checkers read outputs on the host."""
+        if any(arg.tolerance is None or arg.tolerance.kind == "custom" for arg in task.written):
+            return False
+        with self._device_judge_lock:
+            if self._device_judge is None and self._device_judge_off is None:
+                try:
+                    self._device_judge = DeviceJudge(job["libcudart"], job["device_check"])
+                except JudgeUnavailable as exc:
+                    self._device_judge_off = str(exc)
+            judge = self._device_judge
+        if judge is None:
+            return False
+        return judge.stage(str(bench.dir), [bench_set.expected for bench_set in bench.sets])
+
+    def _judge_anchor(self, task: Task, run: _Run, message: dict[str, Any]) -> None:
+        """Judge the output a worker kept in device memory for an input set's first checked timed
+        call, where it lies. The message comes from a process that runs candidate code: anything
+        malformed in it is that candidate's fault, and recorded as a runtime error."""
+        assert run.bench is not None
+        key = (str(message.get("lib")), message.get("set"))
+        round_index, handles, judge = message.get("round"), message.get("handles"), self._device_judge
+        if (
+            not isinstance(key[1], int)
+            or not 0 <= key[1] < len(run.bench.sets)
+            or not isinstance(round_index, int)
+            or not isinstance(handles, dict)
+            or key in run.device_verdicts
+        ):
+            run.device_verdicts.setdefault(
+                key, DeviceVerdict(-1, "runtime_error", "a malformed or repeated output handle")
+            )
+            return
+        if judge is None:  # retired by an earlier failure of its own
+            run.device_verdicts[key] = DeviceVerdict(
+                round_index, "harness", self._device_judge_off or "no judge"
+            )
+            return
+        bench_set = run.bench.sets[key[1]]
+        for arg in task.written:
+            assert arg.tolerance is not None
+            expected = bench_set.expected[arg.name]
+            try:
+                counted = judge.count(
+                    str(run.bench.dir),
+                    key[1],
+                    arg.name,
+                    str(handles.get(arg.name, "")),
+                    arg.tolerance,
+                    expected,
+                )
+            except ValueError as exc:
+                run.device_verdicts[key] = DeviceVerdict(round_index, "runtime_error", str(exc))
+                return
+            except CudaError as exc:
+                self._retire_device_judge(f"judging on the device failed: {exc}")
+                run.device_verdicts[key] = DeviceVerdict(round_index, "harness", str(exc))
+                return
+            if counted.actual is not None:
+                mismatch = correctness.compare(counted.actual, expected, arg.tolerance)
+                if mismatch:
+                    run.device_verdicts[key] = DeviceVerdict(
+                        round_index, "wrong", mismatch.describe(arg.name, arg.tolerance)
+                    )
+                    return
+        run.device_verdicts[key] = DeviceVerdict(round_index, "right", None)
+
+    def _retire_device_judge(self, reason: str) -> None:
+        """Later candidates send their outputs as files: a failed call may have left the parent's
+        context unusable."""
+        with self._device_judge_lock:
+            judge, self._device_judge = self._device_judge, None
+            self._device_judge_off = reason
+        if judge is not None:
+            with contextlib.suppress(CudaError):
+                judge.close()
 
     def _take_spare(self) -> SpareWorker | None:
         """The spare started after the previous candidate, if any; the runner checks it is alive."""
@@ -797,7 +906,7 @@ class Evaluator:
             ev.status, ev.message = failed[0].status, f"{failed[0].message} [{failed[0].label}]"
         elif self.config.timing:
             assert run.bench is not None
-            self._judge_timing(ev, task, target, run.bench, outcome)
+            self._judge_timing(ev, task, target, run.bench, outcome, run.device_verdicts)
 
     def _judge_case(self, task: Task, case: RefCase, runs: list[dict[str, Any]], checker) -> CaseResult:
         result = CaseResult(case.label, case.sizes, case.seed_index, "correct")
@@ -873,8 +982,15 @@ class Evaluator:
         return result
 
     def _judge_timing(
-        self, ev: Evaluation, task: Task, target: str, bench: BenchReference, outcome: WorkerOutcome
+        self,
+        ev: Evaluation,
+        task: Task,
+        target: str,
+        bench: BenchReference,
+        outcome: WorkerOutcome,
+        device_verdicts: dict[tuple[str, Any], DeviceVerdict] | None = None,
     ) -> None:
+        device_verdicts = device_verdicts or {}
         timing = outcome.last("timing")
         assert timing is not None
         first_round = min(c["round"] for c in timing["checks"])
@@ -899,34 +1015,30 @@ class Evaluator:
                     )
                     return
                 continue
-            actual = {
-                arg.name: np.memmap(check["files"][arg.name], dtype=np.uint8, mode="r").view(arg.dtype.numpy)
-                if os.path.getsize(check["files"][arg.name])
-                else np.zeros(0, dtype=arg.dtype.numpy)
-                for arg in task.written
-            }
-            problem = None
-            for arg in task.written:
-                assert arg.tolerance is not None
-                if arg.tolerance.kind != "custom":
-                    mismatch = correctness.compare(
-                        actual[arg.name], bench_set.expected[arg.name], arg.tolerance
+            if check.get("judged_on_device"):
+                # Judged here already, in the worker's device memory, when the worker pointed at it.
+                verdict = device_verdicts.get((check["lib"], check["set"]))
+                if verdict is None or verdict.round != check["round"]:
+                    ev.status, ev.message = (
+                        "runtime_error",
+                        (
+                            f"the worker reported timed call {check['round'] + 1} as judged on the device, "
+                            "but the parent never judged it (harness protocol error)"
+                        ),
                     )
-                    if mismatch:
-                        problem = mismatch.describe(arg.name, arg.tolerance)
-                        break
-            if (
-                problem is None
-                and checker is not None
-                and any(a.tolerance.kind == "custom" for a in task.written)
-            ):
-                verdict = checker(
-                    _bench_inputs(task, bench_set),
-                    bench_set.expected,
-                    {name: np.array(values) for name, values in actual.items()},  # writable copies
-                    dict(task.bench_size),
-                )
-                problem = f"task checker: {verdict}" if verdict else None
+                    return
+                if verdict.kind in ("runtime_error", "harness"):
+                    blame = " (a harness failure, not the candidate's)" if verdict.kind == "harness" else ""
+                    ev.status, ev.message = (
+                        "runtime_error",
+                        (
+                            f"timed call {check['round'] + 1}'s output could not be judged: {verdict.problem}{blame}"
+                        ),
+                    )
+                    return
+                problem = verdict.problem
+            else:
+                problem = self._judge_timed_files(task, bench_set, check, checker)
             if problem:
                 if check["round"] == first_round:
                     ev.status = "wrong_answer"
@@ -939,6 +1051,14 @@ class Evaluator:
                     )
                 return
             judged.setdefault((check["lib"], check["set"]), check["round"])
+        unclaimed = [v for key, v in device_verdicts.items() if v.kind != "right" and key not in judged]
+        if unclaimed:
+            # The parent found an output wrong (or unreadable) that the worker's report then left out.
+            ev.status = "runtime_error"
+            ev.message = (
+                f"a timed output the worker's report omits was judged on the device: {unclaimed[0].problem}"
+            )
+            return
         primary = "event" if target == "cuda" and task.convention == "device" else "host"
         samples = timing["samples"]
         # The hold the calls were timed behind, as the worker reports it but never more than
@@ -946,6 +1066,8 @@ class Evaluator:
         hold_s = min(float(timing.get("hold_s", 0.0)), self.config.timing_config.hold_s)
         for lib, s in samples.items():
             ev.timings[lib] = {**summarize(s[primary], s["host"], s["event"]).to_dict(), "hold_s": hold_s}
+        # Where the timed outputs were judged: in the worker's device memory, or from files.
+        ev.timings["candidate"]["judged_on_device"] = any(c.get("judged_on_device") for c in timing["checks"])
         serial = bench.serial_samples
         ev.timings["serial"] = summarize(serial, serial, serial).to_dict()
         cand = ev.timings["candidate"]
@@ -975,6 +1097,32 @@ class Evaluator:
             baseline = self.config.reward_baseline if self.config.reward_baseline in ev.speedups else "serial"
             ev.reward_baseline = baseline
             ev.reward = hierarchical_reward("correct", ev.speedups[baseline]["value"])
+
+    def _judge_timed_files(
+        self, task: Task, bench_set: RefCase, check: dict[str, Any], checker
+    ) -> str | None:
+        """What is wrong with a timed output the worker wrote to files, or None."""
+        actual = {
+            arg.name: np.memmap(check["files"][arg.name], dtype=np.uint8, mode="r").view(arg.dtype.numpy)
+            if os.path.getsize(check["files"][arg.name])
+            else np.zeros(0, dtype=arg.dtype.numpy)
+            for arg in task.written
+        }
+        for arg in task.written:
+            assert arg.tolerance is not None
+            if arg.tolerance.kind != "custom":
+                mismatch = correctness.compare(actual[arg.name], bench_set.expected[arg.name], arg.tolerance)
+                if mismatch:
+                    return mismatch.describe(arg.name, arg.tolerance)
+        if checker is not None and any(a.tolerance.kind == "custom" for a in task.written):
+            verdict = checker(
+                _bench_inputs(task, bench_set),
+                bench_set.expected,
+                {name: np.array(values) for name, values in actual.items()},  # writable copies
+                dict(task.bench_size),
+            )
+            return f"task checker: {verdict}" if verdict else None
+        return None
 
     def _roofline(self, ev: Evaluation, task: Task, target: str) -> None:
         floor_bytes, floor_flops = task.floor_bytes(task.bench_size), task.floor_flops(task.bench_size)

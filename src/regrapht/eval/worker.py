@@ -294,6 +294,9 @@ class DeviceMemory:
         )
         return {"count": int(result[0]), "first": int(result[1])} if result[0] else None
 
+    def ipc_handle(self, handle: int) -> str:
+        return self.rt.ipc_handle(handle)
+
     def free(self, handle: int) -> None:
         self.rt.free(handle)
 
@@ -339,6 +342,7 @@ class Worker:
         # are not checked for changes, and host code has no late writes to snapshot), and its timed
         # rounds read their inputs where they are staged instead of copying them in.
         self.trusted = bool(job.get("trusted"))
+        self.judge_on_device = False  # whether the parent judges timed outputs in device memory
 
     # ---- setup -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -520,6 +524,7 @@ class Worker:
         flush = self.mem.alloc(flush_bytes)
         hold_ns = int(float(spec.get("hold_s", 0.0)) * 1e9)
         anchors = self._anchors(spec, nbytes)
+        self.judge_on_device = bool(spec.get("judge_on_device")) and anchors is not None
         start_ev = end_ev = 0
         if self.rt is not None:
             start_ev, end_ev = self.rt.event(), self.rt.event()
@@ -732,6 +737,19 @@ class Worker:
                 )
                 sources[a["name"]] = (anchor["buffers"][a["name"]], 0)
             anchor["round"] = round_index
+            if self.judge_on_device:
+                # The parent maps the anchor into its own context and judges it there: only a
+                # handle crosses, and this process waits (the device idle) until the parent is done.
+                self.channel.send(
+                    event="anchor",
+                    lib=lib,
+                    round=round_index,
+                    set=set_index,
+                    handles={a["name"]: self.mem.ipc_handle(anchor["buffers"][a["name"]]) for a in written},
+                )
+                json.loads(sys.stdin.readline() or "{}")
+                entry.update(files={}, judged_on_device=True)
+                return entry
         files = {}
         for a in written:
             path = self.out_dir / f"timed.{lib}.r{round_index}.{a['name']}.bin"

@@ -257,40 +257,48 @@ def _sorted_unique(keys: np.ndarray) -> np.ndarray:
 
 
 def _csr(rows: int, cols: int, nnz: int, rng: np.random.Generator, skew: str, no_diagonal: bool = False):
-    """Row pointers and sorted, distinct column indices with exactly nnz entries (vectorized)."""
+    """Row pointers and sorted, distinct column indices with exactly nnz entries (vectorized).
+
+    Each round draws, for every row still short, as many columns as it lacks, and drops repeats.
+    Rows that are complete leave the working set, so later rounds sort only the few dense rows
+    that keep colliding, not all nnz keys again."""
     cap = cols - (1 if no_diagonal else 0)
     counts = _spread(nnz, rows, rng, skew, cap)
     row_ptr = np.zeros(rows + 1, dtype=np.int64)
     np.cumsum(counts, out=row_ptr[1:])
-    keys = np.zeros(0, dtype=np.int64)
+    complete: list[np.ndarray] = []  # keys (row * cols + col) of finished rows, one array per round
+    keys = np.zeros(0, dtype=np.int64)  # sorted, distinct keys of the rows still short
+    short = counts > 0
     need = counts.copy()
     for _ in range(16):
-        if not need.any():
+        if not short.any():
             break
         row_of = np.repeat(np.arange(rows, dtype=np.int64), need)
         col = rng.integers(0, cols, row_of.size, dtype=np.int64)
         if no_diagonal:
             col = np.where(col == row_of, (col + 1 + rng.integers(0, max(cols - 1, 1), col.size)) % cols, col)
         keys = _sorted_unique(np.concatenate([keys, row_of * cols + col]))
-        have = np.bincount(keys // cols, minlength=rows) if keys.size else np.zeros(rows, dtype=np.int64)
-        over = have > counts
-        if over.any():
-            # Keep the first counts[r] keys of an overfull row; the extra draws are dropped.
-            rank = np.arange(keys.size) - np.repeat(np.concatenate([[0], np.cumsum(have)[:-1]]), have)
-            keys = keys[rank < np.repeat(counts, have)]
-            have = np.minimum(have, counts)
-        need = counts - have
-    if need.any():
+        # A row draws only what it lacks, so it never holds more than its count.
+        key_rows = keys // cols
+        have = np.bincount(key_rows, minlength=rows)
+        done = short & (have == counts)
+        if done.any():
+            leaving = done[key_rows]
+            complete.append(keys[leaving])
+            keys = keys[~leaving]
+            short &= ~done
+        need = np.where(short, counts - have, 0)
+    if short.any():
         # Nearly full rows: random draws rarely hit the last free columns, so pick from those directly.
-        extra = []
-        for r in np.flatnonzero(need):
+        for r in np.flatnonzero(short):
             taken = set((keys[(keys // cols) == r] % cols).tolist())
             if no_diagonal:
                 taken.add(int(r))
             free = np.array([c for c in range(cols) if c not in taken], dtype=np.int64)
-            extra.append(r * cols + rng.choice(free, int(need[r]), replace=False))
-        keys = _sorted_unique(np.concatenate([keys, *extra]))
-    return row_ptr, (keys % cols).astype(np.int64)
+            complete.append(r * cols + rng.choice(free, int(need[r]), replace=False))
+    # Rows are disjoint between the pieces, each piece sorted: one merge-friendly sort orders them.
+    every = np.sort(np.concatenate([*complete, keys]), kind="stable")
+    return row_ptr, (every % cols).astype(np.int64)
 
 
 def _csr_matrix(rng, p, sizes):

@@ -1,9 +1,14 @@
-// The evaluator's own device-side code, loaded by the worker beside the candidate.
+// The evaluator's own device-side code, loaded by the worker beside the candidate and by the parent.
 //
 // regrapht_count_differences compares two device buffers element by element (bitwise, elements of
 // 1, 2, 4 or 8 bytes) and reports how many elements differ and the first that does. Timed outputs
 // run to gigabytes; comparing them where they already are costs a millisecond, where copying them to
 // the host and comparing there cost seconds.
+//
+// regrapht_count_mismatches is the parent's judge of a timed output at the bench size: it compares
+// the output, mapped from the worker's memory, against the expected values with the task's tolerance,
+// as the host's check does (float64 arithmetic without fused operations, NaN and Inf matched
+// exactly), so a pass here is a pass there. The parent describes a mismatch on the host.
 //
 // regrapht_hold_device keeps every SM busy for a fixed time. The timing loop queues it after the
 // pre-call synchronization, ahead of the start event, so the candidate's launches are queued while
@@ -14,11 +19,26 @@
 namespace {
 
 template <typename T>
-__global__ void count_differences(const T* a, const T* b, unsigned long long n, unsigned long long* result) {
+__device__ __forceinline__ bool float_mismatch(T actual, T expected, double rtol, double atol) {
+  const double a = static_cast<double>(actual), e = static_cast<double>(expected);
+  if (isfinite(a) && isfinite(e)) {
+    const double diff = fabs(__dsub_rn(a, e));
+    const double limit = __dadd_rn(__dmul_rn(fabs(e), rtol), atol);
+    return !(diff <= limit);
+  }
+  return !(a == e || (isnan(a) && isnan(e)));
+}
+
+// Counts the elements outside the tolerance (kFloat) or not bitwise equal (unsigned T of the width),
+// and finds the first of them.
+template <typename T, bool kFloat>
+__global__ void count_mismatches(const T* actual, const T* expected, unsigned long long n, double rtol,
+                                 double atol, unsigned long long* result) {
   unsigned long long count = 0, first = ~0ull;
   const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
   for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    if (a[i] != b[i]) {
+    const bool bad = kFloat ? float_mismatch(actual[i], expected[i], rtol, atol) : actual[i] != expected[i];
+    if (bad) {
       ++count;
       first = i < first ? i : first;
     }
@@ -34,18 +54,21 @@ __global__ void count_differences(const T* a, const T* b, unsigned long long n, 
   }
 }
 
-template <typename T>
-cudaError_t launch(const void* a, const void* b, unsigned long long n, unsigned long long* result) {
+unsigned grid_for(unsigned long long n, unsigned long long threads) {
   int device = 0, sms = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  const unsigned long long threads = 256;
   unsigned long long blocks = (n + threads - 1) / threads;
   const unsigned long long cap = (unsigned long long)(sms > 0 ? sms : 1) * 16;
   if (blocks > cap) blocks = cap;
-  if (blocks == 0) blocks = 1;
-  count_differences<T><<<(unsigned)blocks, (unsigned)threads>>>(
-      static_cast<const T*>(a), static_cast<const T*>(b), n, result);
+  return blocks == 0 ? 1u : (unsigned)blocks;
+}
+
+template <typename T, bool kFloat>
+cudaError_t launch(const void* actual, const void* expected, unsigned long long n, double rtol,
+                             double atol, unsigned long long* result) {
+  count_mismatches<T, kFloat><<<grid_for(n, 256), 256>>>(
+      static_cast<const T*>(actual), static_cast<const T*>(expected), n, rtol, atol, result);
   return cudaGetLastError();
 }
 
@@ -109,14 +132,43 @@ extern "C" int regrapht_count_differences(const void* a, const void* b, unsigned
   const unsigned long long start[2] = {0ull, ~0ull};
   if ((err = cudaMemcpy(result, start, sizeof start, cudaMemcpyHostToDevice)) != cudaSuccess) return err;
   switch (itemsize) {
-    case 1: err = launch<unsigned char>(a, b, n, result); break;
-    case 2: err = launch<unsigned short>(a, b, n, result); break;
-    case 4: err = launch<unsigned int>(a, b, n, result); break;
-    case 8: err = launch<unsigned long long>(a, b, n, result); break;
+    case 1: err = launch<unsigned char, false>(a, b, n, 0, 0, result); break;
+    case 2: err = launch<unsigned short, false>(a, b, n, 0, 0, result); break;
+    case 4: err = launch<unsigned int, false>(a, b, n, 0, 0, result); break;
+    case 8: err = launch<unsigned long long, false>(a, b, n, 0, 0, result); break;
     default: return cudaErrorInvalidValue;
   }
   if (err != cudaSuccess) return err;
   return cudaMemcpy(out, result, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
+}
+
+// Returns a cudaError_t (0 on success); out[0] = elements outside the tolerance, out[1] = the first of
+// them (2^64 - 1 when none). dtype: 0 float32, 1 float64, 2 integer of `itemsize` bytes (1, 2, 4, 8),
+// compared exactly; anything else is refused with cudaErrorInvalidValue. `scratch` is device memory
+// for two counters, the caller's, so a judge never allocates.
+extern "C" int regrapht_count_mismatches(const void* actual, const void* expected, unsigned long long n, int dtype,
+                                          int itemsize, double rtol, double atol, unsigned long long* scratch,
+                                          unsigned long long* out) {
+  const unsigned long long start[2] = {0ull, ~0ull};
+  cudaError_t err = cudaMemcpy(scratch, start, sizeof start, cudaMemcpyHostToDevice);
+  if (err != cudaSuccess) return err;
+  if (dtype == 0 && itemsize == 4) {
+    err = launch<float, true>(actual, expected, n, rtol, atol, scratch);
+  } else if (dtype == 1 && itemsize == 8) {
+    err = launch<double, true>(actual, expected, n, rtol, atol, scratch);
+  } else if (dtype == 2 && itemsize == 1) {
+    err = launch<unsigned char, false>(actual, expected, n, 0, 0, scratch);
+  } else if (dtype == 2 && itemsize == 2) {
+    err = launch<unsigned short, false>(actual, expected, n, 0, 0, scratch);
+  } else if (dtype == 2 && itemsize == 4) {
+    err = launch<unsigned int, false>(actual, expected, n, 0, 0, scratch);
+  } else if (dtype == 2 && itemsize == 8) {
+    err = launch<unsigned long long, false>(actual, expected, n, 0, 0, scratch);
+  } else {
+    return cudaErrorInvalidValue;
+  }
+  if (err != cudaSuccess) return err;
+  return cudaMemcpy(out, scratch, sizeof start, cudaMemcpyDeviceToHost);
 }
 
 // The compiler's entry shim calls this; the harness never does.

@@ -1,0 +1,165 @@
+"""The parent's side of judging timed outputs in device memory, with a stand-in for the CUDA judge:
+how a worker's `anchor` message becomes a verdict, and how the timing judgement uses that verdict.
+The CUDA half (IPC, the comparison kernel) runs in tests/eval/test_gpu.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from regrapht.eval import Evaluation, Evaluator
+from regrapht.eval.cudart import CudaError
+from regrapht.eval.device_judge import DeviceCount
+from regrapht.eval.evaluator import _Run
+from regrapht.eval.reference import BenchReference, RefCase
+from regrapht.eval.runner import WorkerOutcome
+from tests.eval.conftest import quick_config
+
+
+class StandInJudge:
+    """Answers `count` as the real judge would for a handle that maps `outputs[handle]`."""
+
+    def __init__(self, outputs: dict[str, np.ndarray], fail: Exception | None = None):
+        self.outputs, self.fail, self.closed = outputs, fail, False
+
+    def count(self, key, set_index, name, handle_hex, tolerance, expected) -> DeviceCount:
+        if self.fail is not None:
+            raise self.fail
+        if handle_hex not in self.outputs:
+            raise ValueError(f"the worker's handle for `{name}` does not open: unknown handle")
+        actual = self.outputs[handle_hex]
+        bad = int(np.count_nonzero(~np.isclose(actual, expected, rtol=tolerance.rtol, atol=tolerance.atol)))
+        return DeviceCount(bad, actual if bad else None)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+def judged(tmp_path: Path, build_cache: Path, vec_scale):
+    expected = np.linspace(-1.0, 1.0, 1000, dtype=np.float32)
+    sets = [
+        RefCase(
+            f"bench set {s + 1}", {"n": 1000}, s, tmp_path, {}, {"x": 4000, "out": 4000}, {"out": expected}
+        )
+        for s in range(2)
+    ]
+    bench = BenchReference(tmp_path, sets, [1e-3] * 5)
+    wrong = expected.copy()
+    wrong[17] += 0.5
+    judge = StandInJudge({"aa" * 64: expected, "bb" * 64: wrong})
+    with Evaluator(quick_config(build_cache)) as evaluator:
+        evaluator._device_judge = judge
+        yield evaluator, bench, vec_scale
+
+
+def anchor(lib="candidate", set_index=0, round_index=3, handle="aa" * 64) -> dict:
+    return {"event": "anchor", "lib": lib, "set": set_index, "round": round_index, "handles": {"out": handle}}
+
+
+def timing_with(checks: list[dict]) -> WorkerOutcome:
+    samples = {"host": [1.1e-3] * 10, "event": [1e-3] * 10, "set": [0, 1] * 5}
+    outcome = WorkerOutcome()
+    outcome.messages.append(
+        {
+            "event": "timing",
+            "samples": {"candidate": samples},
+            "checks": checks,
+            "hold_s": 0.0,
+            "check_s": 0.0,
+        }
+    )
+    return outcome
+
+
+def check(round_index: int, set_index: int, **extra) -> dict:
+    return {"lib": "candidate", "round": round_index, "set": set_index, "late": {}, "final": False, **extra}
+
+
+def judge_timing(evaluator: Evaluator, task, bench, run: _Run, checks: list[dict]) -> Evaluation:
+    ev = Evaluation(task_id=task.id, target="cuda", status="correct", message="", candidate_sha256="")
+    evaluator._judge_timing(ev, task, "cuda", bench, timing_with(checks), run.device_verdicts)
+    return ev
+
+
+def test_right_outputs_judged_on_device_pass(judged):
+    evaluator, bench, task = judged
+    run = _Run(job_dir=bench.dir, bench=bench)
+    evaluator._judge_anchor(task, run, anchor(set_index=0, round_index=3))
+    evaluator._judge_anchor(task, run, anchor(set_index=1, round_index=4))
+    checks = [check(3, 0, files={}, judged_on_device=True), check(4, 1, files={}, judged_on_device=True)]
+    checks.append(check(9, 0, files={}, same_as=3))
+    ev = judge_timing(evaluator, task, bench, run, checks)
+    assert ev.status == "correct", ev.message
+    assert ev.timings["candidate"]["judged_on_device"] is True
+
+
+def test_a_wrong_output_judged_on_device_is_described_from_the_host_copy(judged):
+    evaluator, bench, task = judged
+    run = _Run(job_dir=bench.dir, bench=bench)
+    evaluator._judge_anchor(task, run, anchor(handle="bb" * 64))
+    ev = judge_timing(evaluator, task, bench, run, [check(3, 0, files={}, judged_on_device=True)])
+    assert ev.status == "wrong_answer"
+    assert "wrong at the bench size" in ev.message and "first at index 17" in ev.message
+
+
+def test_a_bad_handle_is_the_candidates_runtime_error(judged):
+    evaluator, bench, task = judged
+    run = _Run(job_dir=bench.dir, bench=bench)
+    evaluator._judge_anchor(task, run, anchor(handle="cc" * 64))
+    ev = judge_timing(evaluator, task, bench, run, [check(3, 0, files={}, judged_on_device=True)])
+    assert ev.status == "runtime_error"
+    assert "could not be judged" in ev.message and "does not open" in ev.message
+    assert evaluator._device_judge is not None  # the worker's fault: the judge stays
+
+
+def test_the_parents_own_cuda_failure_retires_the_judge_and_says_so(judged):
+    evaluator, bench, task = judged
+    judge = evaluator._device_judge
+    judge.fail = CudaError(700, "cudaErrorIllegalAddress", "an illegal memory access", "judging")
+    run = _Run(job_dir=bench.dir, bench=bench)
+    evaluator._judge_anchor(task, run, anchor())
+    ev = judge_timing(evaluator, task, bench, run, [check(3, 0, files={}, judged_on_device=True)])
+    assert ev.status == "runtime_error" and "a harness failure, not the candidate's" in ev.message
+    assert evaluator._device_judge is None and judge.closed
+    assert evaluator._device_judge_off.startswith("judging on the device failed")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        anchor(set_index=2),  # no such input set
+        anchor(set_index="0"),
+        anchor(round_index=None),
+        {**anchor(), "handles": ["aa" * 64]},
+    ],
+)
+def test_malformed_anchor_messages_fail_the_candidate(judged, message):
+    evaluator, bench, task = judged
+    run = _Run(job_dir=bench.dir, bench=bench)
+    evaluator._judge_anchor(task, run, message)
+    assert [v.kind for v in run.device_verdicts.values()] == ["runtime_error"]
+
+
+def test_a_report_claiming_a_judgement_the_parent_never_made_is_a_protocol_error(judged):
+    evaluator, bench, task = judged
+    run = _Run(job_dir=bench.dir, bench=bench)
+    evaluator._judge_anchor(task, run, anchor(round_index=3))
+    # The worker claims round 5 was the one judged: not what the parent saw.
+    ev = judge_timing(evaluator, task, bench, run, [check(5, 0, files={}, judged_on_device=True)])
+    assert ev.status == "runtime_error" and "never judged it" in ev.message
+    # Or it says nothing of an output the parent found wrong.
+    run = _Run(job_dir=bench.dir, bench=bench)
+    evaluator._judge_anchor(task, run, anchor(set_index=1, round_index=4, handle="bb" * 64))
+    ev = judge_timing(evaluator, task, bench, run, [check(3, 0, files={}, same_as=3)])
+    assert ev.status == "runtime_error"
+
+
+def test_a_repeated_anchor_for_one_set_is_refused(judged):
+    evaluator, bench, task = judged
+    run = _Run(job_dir=bench.dir, bench=bench)
+    evaluator._judge_anchor(task, run, anchor(handle="bb" * 64))
+    evaluator._judge_anchor(task, run, anchor(handle="aa" * 64))  # a second try with a right output
+    assert run.device_verdicts[("candidate", 0)].kind == "wrong"
