@@ -362,6 +362,7 @@ class Evaluator:
             # The task's build, as long as it took: shared by its candidates, and by later batches
             # that reuse the kept data (so it is not a cost of this evaluation to be summed).
             ev.seconds["bench_build"] = round(run.bench.seconds, 4)
+            ev.seconds.update({f"bench_{k}": round(v, 4) for k, v in run.bench.phases.items()})
         ev.output_head = run.outcome.output_head[:2000]
         try:
             self._judge(ev, task, p.target, run)
@@ -504,6 +505,7 @@ class Evaluator:
         tc = self.config.timing_config
         try:
             sets = draw_bench_sets(task, root, tc.input_sets, self._seed_of(task))
+            drawn = time.perf_counter()
         except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
             raise ReferenceError(f"task {task.id}: its bench inputs could not be generated: {exc}") from exc
         spec = self._timing_spec(
@@ -522,7 +524,10 @@ class Evaluator:
         samples = self._run_reference(task, sets, timing=spec)
         for bench_set in sets:
             bench_set.inputs = {}  # on disk for the workers; only the expected outputs stay in memory
-        return BenchReference(root, sets, samples, time.perf_counter() - start)
+        end = time.perf_counter()
+        return BenchReference(
+            root, sets, samples, end - start, {"draw": drawn - start, "reference": end - drawn}
+        )
 
     def _run_reference(self, task: Task, cases: list[RefCase], timing: dict[str, Any] | None) -> list[float]:
         """Run serial.cpp once on every case (and time it when asked), in a process of its own."""
@@ -554,8 +559,7 @@ class Evaluator:
         for done in outcome.all("case_done"):
             case = cases[done["case"]]
             for arg in task.written:
-                raw = np.fromfile(done["files"][arg.name], dtype=np.uint8)
-                case.expected[arg.name] = correctness.data(raw, GUARD_BYTES, arg).copy()
+                case.expected[arg.name] = _read_between_guards(Path(done["files"][arg.name]), arg.dtype.numpy)
         shutil.rmtree(job_dir, ignore_errors=True)
         timed = outcome.last("timing")
         return timed["samples"]["reference"]["host"] if timed else []
@@ -1204,6 +1208,25 @@ def build_order(tasks: list[Task], input_sets: int) -> list[Task]:
         return list(tasks)
     ranked = sorted(tasks, key=lambda t: bench_bytes(t, input_sets))
     return [ranked[0], *reversed(ranked[1:])]
+
+
+def _read_between_guards(path: Path, dtype: np.dtype) -> np.ndarray:
+    """A reference output file's data, read straight into this process's memory (one copy): the
+    expected values never stay in a file a candidate's process could read."""
+    nbytes = max(0, path.stat().st_size - 2 * GUARD_BYTES)
+    values = np.empty(nbytes // np.dtype(dtype).itemsize, dtype=dtype)
+    view = memoryview(values).cast("B")
+    with path.open("rb", buffering=0) as file:
+        file.seek(GUARD_BYTES)
+        done = 0
+        while done < view.nbytes:
+            got = file.readinto(view[done:])
+            if not got:
+                raise ReferenceError(
+                    f"{path.name}: the reference's output ended after {done} of {view.nbytes} bytes"
+                )
+            done += got
+    return values
 
 
 def _remove_bench_files(future: Future) -> None:

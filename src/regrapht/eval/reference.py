@@ -37,6 +37,7 @@ class BenchReference:
     sets: list[RefCase]
     serial_samples: list[float]
     seconds: float = 0.0
+    phases: dict[str, float] = field(default_factory=dict)  # seconds drawing inputs, running the reference
 
     @property
     def nbytes(self) -> dict[str, int]:

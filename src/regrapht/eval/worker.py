@@ -343,6 +343,7 @@ class Worker:
         # rounds read their inputs where they are staged instead of copying them in.
         self.trusted = bool(job.get("trusted"))
         self.judge_on_device = False  # whether the parent judges timed outputs in device memory
+        self.mapped: dict[Path, np.ndarray] = {}
 
     # ---- setup -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -422,10 +423,16 @@ class Worker:
             name, text = self.rt.error_text(code)
             raise CudaError(code, name, text, where)
 
-    def _arguments(self, handles: dict[str, Any], scalars: dict[str, Any]) -> list[Any]:
+    def _arguments(
+        self, handles: dict[str, Any], scalars: dict[str, Any], direct: dict[str, np.ndarray] | None = None
+    ) -> list[Any]:
+        """The call's arguments: buffers (past their guard), arrays read in place (`direct`: the
+        trusted reference's inputs, mapped from their files), and scalars."""
         values = []
         for a in self.job["args"]:
-            if a["array"]:
+            if direct and a["name"] in direct:
+                values.append(ctypes.c_void_p(direct[a["name"]].ctypes.data))
+            elif a["array"]:
                 values.append(ctypes.c_void_p(self.mem.ptr(handles[a["name"]], self.guard)))
             else:
                 values.append(_CTYPES[a["dtype"]](scalars[a["name"]]))
@@ -442,14 +449,17 @@ class Worker:
                 scalars = json.loads((case_dir / "scalars.json").read_text())
                 # Mapped, not read: uploading copies from the file's pages once.
                 inputs = {
-                    a["name"]: np.load(case_dir / f"{a['name']}.npy", mmap_mode="r")
+                    a["name"]: self._mapped(case_dir / f"{a['name']}.npy")
                     for a in self.job["args"]
                     if a["array"] and a["role"] in ("input", "inout")
                 }
+                direct = {n: inputs[n] for n in self._read_in_place()}
                 for run in range(runs):
-                    handles = self._prepare(case["nbytes"], inputs, self.poison[run % len(self.poison)])
+                    handles = self._prepare(
+                        case["nbytes"], inputs, self.poison[run % len(self.poison)], skip=set(direct)
+                    )
                     self.channel.send(event="calling", lib=lib, case=index, run=run)
-                    fn(*self._arguments(handles, scalars))
+                    fn(*self._arguments(handles, scalars, direct))
                     snapshots = {} if self.trusted else self._snapshot(handles, case["nbytes"])
                     self._sync_and_check(f"after the call ({case['label']}, run {run + 1})")
                     files, at_return = {}, {}
@@ -478,10 +488,29 @@ class Worker:
             snapshots[a["name"]] = shadow
         return snapshots
 
-    def _prepare(self, nbytes: dict[str, int], inputs: dict[str, np.ndarray], poison: int) -> dict[str, Any]:
+    def _read_in_place(self) -> set[str]:
+        """Inputs the trusted reference reads where its files are mapped, never copied: a gigabyte
+        task's outputs then cost the calls, not copies of their inputs. Never a candidate's (its
+        inputs get guards and change checks), nor an array the reference writes."""
+        if not self.trusted or self.job["device_buffers"]:
+            return set()
+        return {a["name"] for a in self.job["args"] if a["array"] and a["role"] == "input"}
+
+    def _mapped(self, path: Path) -> np.ndarray:
+        """An input file mapped once per process: the reference's output runs and its timed rounds
+        then share one mapping, whose pages the first calls have touched. Read in place, it is mapped
+        copy-on-write, so a reference that writes to an input (declared without const) changes only
+        its own pages, never the file the candidates read."""
+        if path not in self.mapped:
+            self.mapped[path] = np.load(path, mmap_mode="c" if self._read_in_place() else "r")
+        return self.mapped[path]
+
+    def _prepare(
+        self, nbytes: dict[str, int], inputs: dict[str, np.ndarray], poison: int, skip: set[str] = frozenset()
+    ) -> dict[str, Any]:
         handles = {}
         for a in self.job["args"]:
-            if not a["array"]:
+            if not a["array"] or a["name"] in skip:
                 continue
             size = nbytes[a["name"]]
             handle = self.buffer(a["name"], size)
@@ -504,19 +533,22 @@ class Worker:
         readable = [a for a in arrays if a["role"] in ("input", "inout")]
         nbytes = spec["nbytes"]
         # Each input set lives in its own buffer and is copied into the argument buffers before
-        # every call, so consecutive calls see different data at the same pointers.
-        sets = []
+        # every call, so consecutive calls see different data at the same pointers. The trusted
+        # reference reads its inputs in place instead, from the files its output runs mapped.
+        in_place = self._read_in_place()
+        sets, mapped_sets = [], []
         for s in range(int(spec["sets"])):
-            staged = {}
+            staged, mapped = {}, {}
             for a in readable:
+                data = self._mapped(bench_dir / f"set{s}" / f"{a['name']}.npy")
+                if a["name"] in in_place:
+                    mapped[a["name"]] = data
+                    continue
                 handle = self.buffer(a["name"], nbytes[a["name"]], tag=f".set{s}")
-                data = np.load(bench_dir / f"set{s}" / f"{a['name']}.npy", mmap_mode="r")
                 self.mem.upload(handle, self.guard, data)
                 staged[a["name"]] = handle
             sets.append(staged)
-        # The trusted reference reads its inputs where they are staged: a round of a gigabyte task
-        # then costs the call, the flush and the outputs' fill, not another copy of its inputs.
-        in_place = {a["name"] for a in readable if self.trusted and a["role"] == "input"}
+            mapped_sets.append(mapped)
         handles = {
             a["name"]: self.buffer(a["name"], nbytes[a["name"]]) for a in arrays if a["name"] not in in_place
         }
@@ -579,7 +611,7 @@ class Worker:
                             self.poison[round_index % len(self.poison)],
                         )
                 self.mem.fill(flush, 0, flush_bytes, round_index & 0xFF)
-                args = self._arguments({**handles, **{n: sets[set_index][n] for n in in_place}}, scalars)
+                args = self._arguments(handles, scalars, mapped_sets[set_index])
                 fn = self.entries[lib]
                 check_this = lib in spec["check_libs"] and (
                     final or (timed and round_index - timed_from in check_offsets)
@@ -865,7 +897,9 @@ def main(argv: list[str] | None = None) -> int:
         worker.load()
         if job["cases"]:
             worker.run_cases()
-            worker.release_all()
+            # A candidate times with its correctness buffers freed; the reference reuses its own.
+            if not worker.trusted:
+                worker.release_all()
         spec = job.get("timing")
         if spec is None and job.get("await_timing"):
             # The parent prepares the bench-size data only for candidates that passed every case.
