@@ -51,7 +51,7 @@ class EvalConfig:
     # Tasks whose bench data and serial timing `evaluate_many` prepares at once, ahead of the device:
     # one keeps serial timings free of each other's noise; a second keeps multi-GB tasks from
     # leaving the device idle (measured: 34 of 100 worker-seconds waited on one thread).
-    reference_threads: int = 2
+    reference_threads: int = 4
     # Bench data of tasks no queued candidate needs stays, up to this much (None: a quarter of the
     # machine's memory, at least 2 GiB), so a search's later batches reuse it instead of rebuilding it.
     reference_cache_gib: float | None = None

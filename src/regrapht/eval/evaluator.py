@@ -31,6 +31,7 @@ from regrapht.eval.compile import Compiler, CompileResult, Kind
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.cudart import CudaError
 from regrapht.eval.device_judge import DeviceJudge, JudgeUnavailable
+from regrapht.eval.quiet import QuietLock, Section
 from regrapht.eval.record import RANK, CaseResult, Evaluation, hierarchical_reward
 from regrapht.eval.reference import (
     BenchReference,
@@ -184,6 +185,7 @@ class Evaluator:
         self._device_judge: DeviceJudge | None = None
         self._device_judge_off: str | None = None  # why the parent does not judge on the device
         self._device_judge_lock = threading.Lock()
+        self._quiet = QuietLock()  # bench builds side by side, serial timings alone
 
     def close(self) -> None:
         with self._bench_lock:
@@ -503,11 +505,17 @@ class Evaluator:
         # again later, is built afresh beside the old files rather than into them.
         root = self._task_dir(task) / f"bench{next(self._jobs)}"
         tc = self.config.timing_config
+        section = Section(self._quiet)
+        section.busy()
         try:
             sets = draw_bench_sets(task, root, tc.input_sets, self._seed_of(task))
             drawn = time.perf_counter()
         except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
+            section.release()
             raise ReferenceError(f"task {task.id}: its bench inputs could not be generated: {exc}") from exc
+        except BaseException:
+            section.release()
+            raise
         spec = self._timing_spec(
             task,
             root,
@@ -521,7 +529,10 @@ class Evaluator:
             min_s=0.0,  # serial calls are long; its rounds and budget bound it
         )
         spec["floor_rounds"] = 1
-        samples = self._run_reference(task, sets, timing=spec)
+        try:
+            samples = self._run_reference(task, sets, timing=spec, section=section)
+        finally:
+            section.release()
         for bench_set in sets:
             bench_set.inputs = {}  # on disk for the workers; only the expected outputs stay in memory
         end = time.perf_counter()
@@ -529,8 +540,15 @@ class Evaluator:
             root, sets, samples, end - start, {"draw": drawn - start, "reference": end - drawn}
         )
 
-    def _run_reference(self, task: Task, cases: list[RefCase], timing: dict[str, Any] | None) -> list[float]:
-        """Run serial.cpp once on every case (and time it when asked), in a process of its own."""
+    def _run_reference(
+        self,
+        task: Task,
+        cases: list[RefCase],
+        timing: dict[str, Any] | None,
+        section: Section | None = None,
+    ) -> list[float]:
+        """Run serial.cpp once on every case (and time it when asked), in a process of its own.
+        With a `section` (held busy), the timing waits until it can hold it quiet: alone."""
         job_dir = self._job_dir()
         job = self._job(
             task,
@@ -542,14 +560,27 @@ class Evaluator:
             device_buffers=False,
             runs=1,
         )
-        job["timing"] = timing
         job["trusted"] = True  # the oracle: only its outputs come back
+        on_message = None
+        if timing is not None and section is not None:
+            job["await_timing"] = True  # asks once its outputs are written; timed once quiet
+
+            def on_message(message: dict[str, Any]) -> Reply:
+                if message.get("event") == "ready_for_timing":
+                    section.quiet()
+                    return {"timing": timing}
+                if message.get("event") == "timing":
+                    section.release()
+                return None
+        else:
+            job["timing"] = timing
         outcome = run_worker(
             job,
             job_dir / "job.json",
             max(self.config.call_timeout_s, 120.0),
             self.config.total_timeout_s * 4,
             self._memory_limit(task),
+            on_message=on_message,
         )
         problem = self._crash_message(outcome)
         if problem:
