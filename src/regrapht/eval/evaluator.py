@@ -31,7 +31,6 @@ from regrapht.eval.compile import Compiler, CompileResult, Kind
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.cudart import CudaError
 from regrapht.eval.device_judge import DeviceJudge, JudgeUnavailable
-from regrapht.eval.quiet import QuietLock, Section
 from regrapht.eval.record import RANK, CaseResult, Evaluation, hierarchical_reward
 from regrapht.eval.reference import (
     BenchReference,
@@ -43,6 +42,7 @@ from regrapht.eval.reference import (
 )
 from regrapht.eval.runner import Reply, SpareWorker, WorkerOutcome, run_worker
 from regrapht.eval.stats import speedup, summarize
+from regrapht.eval.timing_turn import TimingTurn
 from regrapht.eval.worker import late_elements
 from regrapht.tasks import Task, Tolerance, derive_seed, load_checker
 from regrapht.tasks.expr import ExprError
@@ -185,7 +185,7 @@ class Evaluator:
         self._device_judge: DeviceJudge | None = None
         self._device_judge_off: str | None = None  # why the parent does not judge on the device
         self._device_judge_lock = threading.Lock()
-        self._quiet = QuietLock()  # bench builds side by side, serial timings alone
+        self._serial_timing = threading.Lock()  # bench builds side by side, their serial timings one by one
 
     def close(self) -> None:
         with self._bench_lock:
@@ -505,17 +505,11 @@ class Evaluator:
         # again later, is built afresh beside the old files rather than into them.
         root = self._task_dir(task) / f"bench{next(self._jobs)}"
         tc = self.config.timing_config
-        section = Section(self._quiet)
-        section.busy()
         try:
             sets = draw_bench_sets(task, root, tc.input_sets, self._seed_of(task))
             drawn = time.perf_counter()
         except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
-            section.release()
             raise ReferenceError(f"task {task.id}: its bench inputs could not be generated: {exc}") from exc
-        except BaseException:
-            section.release()
-            raise
         spec = self._timing_spec(
             task,
             root,
@@ -529,10 +523,11 @@ class Evaluator:
             min_s=0.0,  # serial calls are long; its rounds and budget bound it
         )
         spec["floor_rounds"] = 1
+        turn = TimingTurn(self._serial_timing)
         try:
-            samples = self._run_reference(task, sets, timing=spec, section=section)
+            samples = self._run_reference(task, sets, timing=spec, turn=turn)
         finally:
-            section.release()
+            turn.give_back()
         for bench_set in sets:
             bench_set.inputs = {}  # on disk for the workers; only the expected outputs stay in memory
         end = time.perf_counter()
@@ -545,10 +540,10 @@ class Evaluator:
         task: Task,
         cases: list[RefCase],
         timing: dict[str, Any] | None,
-        section: Section | None = None,
+        turn: TimingTurn | None = None,
     ) -> list[float]:
         """Run serial.cpp once on every case (and time it when asked), in a process of its own.
-        With a `section` (held busy), the timing waits until it can hold it quiet: alone."""
+        With a `turn`, the timing waits for it, once the outputs are written."""
         job_dir = self._job_dir()
         job = self._job(
             task,
@@ -562,15 +557,15 @@ class Evaluator:
         )
         job["trusted"] = True  # the oracle: only its outputs come back
         on_message = None
-        if timing is not None and section is not None:
-            job["await_timing"] = True  # asks once its outputs are written; timed once quiet
+        if timing is not None and turn is not None:
+            job["await_timing"] = True  # asks once its outputs are written
 
             def on_message(message: dict[str, Any]) -> Reply:
                 if message.get("event") == "ready_for_timing":
-                    section.quiet()
+                    turn.take()
                     return {"timing": timing}
                 if message.get("event") == "timing":
-                    section.release()
+                    turn.give_back()
                 return None
         else:
             job["timing"] = timing
