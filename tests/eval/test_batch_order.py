@@ -110,11 +110,17 @@ def _sized(task_id: str, n: int) -> SimpleNamespace:
     )
 
 
-def test_bench_data_is_built_cheapest_first_then_largest_first():
-    tasks = [_sized("mid", 300), _sized("huge", 4000), _sized("tiny", 10), _sized("big", 900)]
+def test_bench_data_is_built_from_both_ends_of_the_size_ranking():
+    tasks = [
+        _sized("mid", 300),
+        _sized("huge", 4000),
+        _sized("tiny", 10),
+        _sized("big", 900),
+        _sized("small", 50),
+    ]
     assert bench_bytes(tasks[1], 2) == 2 * 4 * 4000
-    assert [t.id for t in build_order(tasks, 2)] == ["tiny", "huge", "big", "mid"]
-    assert [t.id for t in build_order(tasks[:2], 2)] == ["mid", "huge"]  # two: both start at once
+    assert [t.id for t in build_order(tasks, 2)] == ["tiny", "huge", "small", "big", "mid"]
+    assert [t.id for t in build_order(tasks[:2], 2)] == ["mid", "huge"]
 
 
 def test_while_nothing_is_ready_the_task_whose_data_comes_soonest_runs(build_cache):

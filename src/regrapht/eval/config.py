@@ -48,9 +48,9 @@ class EvalConfig:
     secret: bytes | None = None  # per-run secret for input seeds; random when None
     cache_dir: str | None = None
     jobs: int | None = None  # parallel compilations; all cores when None
-    # Tasks whose bench data and serial timing `evaluate_many` prepares at once, ahead of the device:
-    # one keeps serial timings free of each other's noise; a second keeps multi-GB tasks from
-    # leaving the device idle (measured: 34 of 100 worker-seconds waited on one thread).
+    # Tasks whose bench data `evaluate_many` prepares at once, ahead of the device (their serial
+    # timings take turns). Measured on an H100 host, 50 candidates over 10 tasks: 2 threads left
+    # the device waiting 15-22 worker-seconds for bench data, 4 threads 12-15 (docs/benchmarks.md).
     reference_threads: int = 4
     # Bench data of tasks no queued candidate needs stays, up to this much (None: a quarter of the
     # machine's memory, at least 2 GiB), so a search's later batches reuse it instead of rebuilding it.

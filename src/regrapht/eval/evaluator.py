@@ -434,11 +434,11 @@ class Evaluator:
     def prefetch(self, tasks: list[Task], threads: int = 1) -> None:
         """Build bench references in the background while candidates run on the device: `threads + 1`
         tasks ahead of those released so far, and more while their data fits `reference_cache_gib`
-        beside the retained data (bench data can take gigabytes each). The cheapest task is built
-        first, so the device starts soon, then the rest largest first, so a multi-gigabyte task is
-        built while the others' candidates run instead of last, with the device waiting on it. One
-        thread (the default) keeps serial timings from competing with each other; more finish sooner
-        on a machine with cores to spare, at the cost of some noise in the serial baseline."""
+        beside the retained data (bench data can take gigabytes each), in `build_order`: small tasks
+        first and in between, so the device starts soon and keeps getting work, large ones early, so
+        a multi-gigabyte task is built beside the others' candidates instead of last. Builds run
+        side by side; their serial timings take turns (`TimingTurn`), though the builds still load
+        the machine the serial baseline is timed on."""
         if not self.config.timing:
             return
         if self._prefetcher is None:
@@ -1228,12 +1228,17 @@ def _bench_inputs(task: Task, bench_set: RefCase) -> dict[str, Any]:
 
 
 def build_order(tasks: list[Task], input_sets: int) -> list[Task]:
-    """The order to build bench data in: the cheapest first (the device gets work soonest), then the
-    largest first (the longest builds overlap the most device work)."""
-    if len(tasks) < 3:
-        return list(tasks)
+    """The order to build bench data in, from both ends of the size ranking in turn: the cheapest
+    (the device gets work soonest), the largest (the longest builds overlap the most device work),
+    the next cheapest, the next largest... With several build threads, small tasks keep arriving
+    for the device while the large ones are built beside them."""
     ranked = sorted(tasks, key=lambda t: bench_bytes(t, input_sets))
-    return [ranked[0], *reversed(ranked[1:])]
+    order = []
+    while ranked:
+        order.append(ranked.pop(0))
+        if ranked:
+            order.append(ranked.pop())
+    return order
 
 
 def _read_between_guards(path: Path, dtype: np.dtype) -> np.ndarray:
