@@ -37,3 +37,17 @@ def test_a_turn_given_back_from_another_thread_frees_the_lock():
     thread.start()
     thread.join()
     assert not lock.locked()
+
+
+def test_a_turn_given_back_before_its_request_got_it_is_not_kept():
+    """The reference process died while its request for the turn waited: the build gives the turn
+    back first, and the request, taking it later, lets it go at once."""
+    lock = threading.Lock()
+    other, dead = TimingTurn(lock), TimingTurn(lock)
+    other.take()
+    request = threading.Thread(target=dead.take, daemon=True)
+    request.start()
+    dead.give_back()  # nothing held yet: only marks the turn over
+    other.give_back()
+    request.join(timeout=2)
+    assert not request.is_alive() and not lock.locked()

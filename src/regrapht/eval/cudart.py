@@ -111,9 +111,6 @@ class CudaRuntime:
         )
         return int(ptr.value or 0)
 
-    def ipc_close(self, ptr: int) -> None:
-        self.check(self.lib.cudaIpcCloseMemHandle(ctypes.c_void_p(ptr)), "cudaIpcCloseMemHandle")
-
     def synchronize(self) -> int:
         return int(self.lib.cudaDeviceSynchronize())
 

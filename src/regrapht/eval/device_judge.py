@@ -161,7 +161,9 @@ class DeviceJudge:
                 self.rt.memcpy(actual.ctypes.data, remote, expected.nbytes, D2H)
                 return DeviceCount(-1 if staged is None else int(out[0]), actual)
             finally:
-                self.rt.ipc_close(remote)
+                # Not raised: a failed unmapping must not hide what happened before it.
+                self.rt.lib.cudaIpcCloseMemHandle(ctypes.c_void_p(remote))
+                self.rt.last_error()
 
     def _drop(self, key: str) -> None:
         for ptr in self.staged.pop(key).values():

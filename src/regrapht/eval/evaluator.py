@@ -62,10 +62,7 @@ class ReferenceError(RuntimeError):
 @dataclass
 class DeviceVerdict:
     round: int
-    # right; wrong (outside the tolerance); runtime_error (the worker's handle was bad); harness (the
-    # parent's own device work failed)
-    kind: str
-    problem: str | None
+    problem: str | None  # what is wrong with the output; None: nothing
 
 
 @dataclass
@@ -732,8 +729,7 @@ class Evaluator:
                 )
                 return {"timing": spec}
             if event == "anchor" and run.bench is not None:
-                self._judge_anchor(task, run, message)
-                return {"judged": True}
+                return {"judged": self._judge_anchor(task, run, message)}
             return None
 
         spare = self._take_spare() if uses_cuda else None
@@ -792,30 +788,26 @@ class Evaluator:
             return False
         return judge.stage(str(bench.dir), [bench_set.expected for bench_set in bench.sets])
 
-    def _judge_anchor(self, task: Task, run: _Run, message: dict[str, Any]) -> None:
+    def _judge_anchor(self, task: Task, run: _Run, message: dict[str, Any]) -> bool:
         """Judge the output a worker kept in device memory for an input set's first checked timed
-        call, where it lies. The message comes from a process that runs candidate code: anything
-        malformed in it is that candidate's fault, and recorded as a runtime error."""
+        call, where it lies; True when judged. False for anything else (a malformed or repeated
+        message, a handle that does not open or maps too little, a failure of the parent's own):
+        the worker then sends the output as a file, judged in full as before, so no such failure
+        is blamed on the candidate or passes it."""
         assert run.bench is not None
         key = (str(message.get("lib")), message.get("set"))
         round_index, handles, judge = message.get("round"), message.get("handles"), self._device_judge
         if (
-            not isinstance(key[1], int)
+            judge is None  # retired by an earlier failure of its own
+            or not isinstance(key[1], int)
             or not 0 <= key[1] < len(run.bench.sets)
             or not isinstance(round_index, int)
             or not isinstance(handles, dict)
             or key in run.device_verdicts
         ):
-            run.device_verdicts.setdefault(
-                key, DeviceVerdict(-1, "runtime_error", "a malformed or repeated output handle")
-            )
-            return
-        if judge is None:  # retired by an earlier failure of its own
-            run.device_verdicts[key] = DeviceVerdict(
-                round_index, "harness", self._device_judge_off or "no judge"
-            )
-            return
+            return False
         bench_set = run.bench.sets[key[1]]
+        problem = None
         for arg in task.written:
             assert arg.tolerance is not None
             expected = bench_set.expected[arg.name]
@@ -828,21 +820,22 @@ class Evaluator:
                     arg.tolerance,
                     expected,
                 )
-            except ValueError as exc:
-                run.device_verdicts[key] = DeviceVerdict(round_index, "runtime_error", str(exc))
-                return
-            except CudaError as exc:
-                self._retire_device_judge(f"judging on the device failed: {exc}")
-                run.device_verdicts[key] = DeviceVerdict(round_index, "harness", str(exc))
-                return
-            if counted.actual is not None:
-                mismatch = correctness.compare(counted.actual, expected, arg.tolerance)
-                if mismatch:
-                    run.device_verdicts[key] = DeviceVerdict(
-                        round_index, "wrong", mismatch.describe(arg.name, arg.tolerance)
-                    )
-                    return
-        run.device_verdicts[key] = DeviceVerdict(round_index, "right", None)
+                mismatch = (
+                    correctness.compare(counted.actual, expected, arg.tolerance)
+                    if counted.actual is not None
+                    else None
+                )
+            except ValueError:
+                return False  # the handle: bad, or this platform's IPC failing; the file will tell
+            except Exception as exc:  # the parent's own failure (device, or host memory for a copy)
+                if isinstance(exc, CudaError):
+                    self._retire_device_judge(f"judging on the device failed: {exc}")
+                return False
+            if mismatch:
+                problem = mismatch.describe(arg.name, arg.tolerance)
+                break
+        run.device_verdicts[key] = DeviceVerdict(round_index, problem)
+        return True
 
     def _retire_device_judge(self, reason: str) -> None:
         """Later candidates send their outputs as files: a failed call may have left the parent's
@@ -1057,15 +1050,6 @@ class Evaluator:
                         ),
                     )
                     return
-                if verdict.kind in ("runtime_error", "harness"):
-                    blame = " (a harness failure, not the candidate's)" if verdict.kind == "harness" else ""
-                    ev.status, ev.message = (
-                        "runtime_error",
-                        (
-                            f"timed call {check['round'] + 1}'s output could not be judged: {verdict.problem}{blame}"
-                        ),
-                    )
-                    return
                 problem = verdict.problem
             else:
                 problem = self._judge_timed_files(task, bench_set, check, checker)
@@ -1081,9 +1065,9 @@ class Evaluator:
                     )
                 return
             judged.setdefault((check["lib"], check["set"]), check["round"])
-        unclaimed = [v for key, v in device_verdicts.items() if v.kind != "right" and key not in judged]
+        unclaimed = [v for key, v in device_verdicts.items() if v.problem and key not in judged]
         if unclaimed:
-            # The parent found an output wrong (or unreadable) that the worker's report then left out.
+            # The parent found an output wrong that the worker's report then left out.
             ev.status = "runtime_error"
             ev.message = (
                 f"a timed output the worker's report omits was judged on the device: {unclaimed[0].problem}"

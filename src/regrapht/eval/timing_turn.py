@@ -16,19 +16,25 @@ import threading
 
 class TimingTurn:
     """A build's turn to time its serial reference: `take` waits for the turn, `give_back` ends it
-    (once, from any thread; again is harmless), so a build that fails midway never keeps it."""
+    (once, from any thread; again is harmless), so a build that fails midway never keeps it. A turn
+    given back before it was taken (the reference process died while its request waited) is
+    released at once if the request takes it later."""
 
     def __init__(self, lock: threading.Lock):
-        self.lock, self.held = lock, False
+        self.lock, self.held, self.over = lock, False, False
         self.guard = threading.Lock()
 
     def take(self) -> None:
         self.lock.acquire()
         with self.guard:
+            if self.over:
+                self.lock.release()
+                return
             self.held = True
 
     def give_back(self) -> None:
         with self.guard:
+            self.over = True
             if self.held:
                 self.held = False
                 self.lock.release()

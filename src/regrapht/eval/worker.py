@@ -769,17 +769,7 @@ class Worker:
                 )
                 sources[a["name"]] = (anchor["buffers"][a["name"]], 0)
             anchor["round"] = round_index
-            if self.judge_on_device:
-                # The parent maps the anchor into its own context and judges it there: only a
-                # handle crosses, and this process waits (the device idle) until the parent is done.
-                self.channel.send(
-                    event="anchor",
-                    lib=lib,
-                    round=round_index,
-                    set=set_index,
-                    handles={a["name"]: self.mem.ipc_handle(anchor["buffers"][a["name"]]) for a in written},
-                )
-                json.loads(sys.stdin.readline() or "{}")
+            if self.judge_on_device and self._anchor_judged_by_parent(lib, round_index, set_index, anchor):
                 entry.update(files={}, judged_on_device=True)
                 return entry
         files = {}
@@ -790,6 +780,23 @@ class Worker:
             files[a["name"]] = str(path)
         entry["files"] = files
         return entry
+
+    def _anchor_judged_by_parent(
+        self, lib: str, round_index: int, set_index: int, anchor: dict[str, Any]
+    ) -> bool:
+        """Offer the parent the kept output: it maps it into its own context and judges it there,
+        while this process waits (the device idle). False when it could not: the output then goes
+        as a file. Where this platform cannot export device memory, no later anchor is offered."""
+        from regrapht.eval.cudart import CudaError
+
+        try:
+            handles = {a["name"]: self.mem.ipc_handle(anchor["buffers"][a["name"]]) for a in self.written}
+        except CudaError:
+            self.rt.last_error()  # the harness's failure, not the candidate's: not left to be read
+            self.judge_on_device = False
+            return False
+        self.channel.send(event="anchor", lib=lib, round=round_index, set=set_index, handles=handles)
+        return bool(json.loads(sys.stdin.readline() or "{}").get("judged"))
 
     def _default_flush_bytes(self) -> int:
         """Twice the last-level cache, so every timed call starts with cold caches."""
