@@ -23,6 +23,7 @@ class StandInJudge:
 
     def __init__(self, outputs: dict[str, np.ndarray], fail: Exception | None = None):
         self.outputs, self.fail, self.closed = outputs, fail, False
+        self.forgotten: list[str] = []
 
     def count(self, key, set_index, name, handle_hex, tolerance, expected) -> DeviceCount:
         if self.fail is not None:
@@ -35,6 +36,9 @@ class StandInJudge:
 
     def close(self) -> None:
         self.closed = True
+
+    def forget(self, key: str) -> None:
+        self.forgotten.append(key)
 
 
 @pytest.fixture
@@ -172,3 +176,14 @@ def test_a_repeated_anchor_for_one_set_is_refused(judged):
     # A second try with a right output is not judged: the first verdict stands.
     assert evaluator._judge_anchor(task, run, anchor(handle="aa" * 64)) is False
     assert "first at index 17" in run.device_verdicts[("candidate", 0)].problem
+
+
+def test_a_released_tasks_expected_outputs_leave_the_device(build_cache, vec_scale):
+    """Dropped bench data (nothing queued needs it, and the cache is full) frees its device copies."""
+    judge = StandInJudge({})
+    with Evaluator(quick_config(build_cache, reference_cache_gib=0.0)) as evaluator:
+        evaluator._device_judge = judge
+        bench = evaluator._bench_reference(vec_scale)
+        evaluator.release(vec_scale)
+        assert judge.forgotten == [str(bench.dir)]
+        assert not bench.dir.exists()

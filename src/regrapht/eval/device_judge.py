@@ -165,6 +165,12 @@ class DeviceJudge:
                 self.rt.lib.cudaIpcCloseMemHandle(ctypes.c_void_p(remote))
                 self.rt.last_error()
 
+    def forget(self, key: str) -> None:
+        """Free a key's expected outputs (its task's bench data is gone)."""
+        with self.lock:
+            if key in self.staged:
+                self._drop(key)
+
     def _drop(self, key: str) -> None:
         for ptr in self.staged.pop(key).values():
             self.rt.free(ptr)

@@ -486,7 +486,14 @@ class Evaluator:
                 dropped = [self._benches.pop(key)]
             self._bench_lock.notify_all()
         for gone in dropped:
-            gone.add_done_callback(_remove_bench_files)
+            gone.add_done_callback(self._forget_bench)
+
+    def _forget_bench(self, future: Future) -> None:
+        """A dropped task's bench data: its files, and its expected outputs on the device."""
+        _remove_bench_files(future)
+        judge = self._device_judge
+        if judge is not None and future.exception() is None:
+            judge.forget(str(future.result().dir))
 
     def _evict_locked(self) -> list[Future]:
         cap = self.config.reference_cache_bytes()
