@@ -497,12 +497,14 @@ class Worker:
         return {a["name"] for a in self.job["args"] if a["array"] and a["role"] == "input"}
 
     def _mapped(self, path: Path) -> np.ndarray:
-        """An input file mapped once per process: the reference's output runs and its timed rounds
-        then share one mapping, whose pages the first calls have touched. Read in place, it is mapped
+        """An input file, mapped. The reference reads in place from one mapping per file, shared by
+        its output runs and its timed rounds (whose pages the first calls have touched), mapped
         copy-on-write, so a reference that writes to an input (declared without const) changes only
         its own pages, never the file the candidates read."""
+        if not self._read_in_place():
+            return np.load(path, mmap_mode="r")  # a candidate's: copied into its buffers, then let go
         if path not in self.mapped:
-            self.mapped[path] = np.load(path, mmap_mode="c" if self._read_in_place() else "r")
+            self.mapped[path] = np.load(path, mmap_mode="c")
         return self.mapped[path]
 
     def _prepare(
