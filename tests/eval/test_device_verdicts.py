@@ -187,3 +187,22 @@ def test_a_released_tasks_expected_outputs_leave_the_device(build_cache, vec_sca
         evaluator.release(vec_scale)
         assert judge.forgotten == [str(bench.dir)]
         assert not bench.dir.exists()
+
+
+def test_a_parent_without_a_usable_cuda_runtime_has_no_judge(tmp_path):
+    from regrapht.eval.device_judge import DeviceJudge, JudgeUnavailable
+
+    with pytest.raises(JudgeUnavailable):
+        DeviceJudge(str(tmp_path / "libcudart.so.13"), str(tmp_path / "device_check.so"))
+
+
+def test_a_failure_staging_expected_outputs_retires_the_judge(judged):
+    evaluator, bench, task = judged
+
+    def broken_stage(key, expected):
+        raise MemoryError("no room")
+
+    evaluator._device_judge.stage = broken_stage
+    assert evaluator._stage_on_device(task, bench, {"libcudart": "", "device_check": ""}) is False
+    assert evaluator._device_judge is None
+    assert evaluator._device_judge_off.startswith("staging expected outputs failed")

@@ -53,9 +53,10 @@ class DeviceJudge:
             self.scratch = self.rt.malloc(16)  # the kernel's two counters, reused by every call
             lib = ctypes.CDLL(check_library, mode=os.RTLD_NOW | os.RTLD_LOCAL)
             driver = ctypes.CDLL("libcuda.so.1", mode=os.RTLD_NOW | os.RTLD_LOCAL)
-        except (OSError, CudaError) as exc:
+            self.count_mismatches = lib.regrapht_count_mismatches
+            self.address_range = driver.cuMemGetAddressRange_v2
+        except (OSError, CudaError, AttributeError) as exc:  # AttributeError: a symbol this build lacks
             raise JudgeUnavailable(str(exc)) from exc
-        self.count_mismatches = lib.regrapht_count_mismatches
         self.count_mismatches.restype = ctypes.c_int
         self.count_mismatches.argtypes = [
             ctypes.c_void_p,
@@ -68,7 +69,6 @@ class DeviceJudge:
             ctypes.c_void_p,
             ctypes.POINTER(ctypes.c_ulonglong),
         ]
-        self.address_range = driver.cuMemGetAddressRange_v2
         self.address_range.restype = ctypes.c_int
         self.address_range.argtypes = [
             ctypes.POINTER(ctypes.c_ulonglong),

@@ -793,7 +793,11 @@ class Evaluator:
             judge = self._device_judge
         if judge is None:
             return False
-        return judge.stage(str(bench.dir), [bench_set.expected for bench_set in bench.sets])
+        try:
+            return judge.stage(str(bench.dir), [bench_set.expected for bench_set in bench.sets])
+        except Exception as exc:  # the parent's own failure: files, as without a judge
+            self._retire_device_judge(f"staging expected outputs failed: {exc}")
+            return False
 
     def _judge_anchor(self, task: Task, run: _Run, message: dict[str, Any]) -> bool:
         """Judge the output a worker kept in device memory for an input set's first checked timed
