@@ -172,13 +172,17 @@ def test_the_hold_lasts_as_asked(gpu_eval):
     start, end = rt.event(), rt.event()
     assert mem.hold(1_000) and rt.synchronize() == 0  # the first launch loads the kernel: not timed
     for ns in (20_000, 200_000):
-        assert rt.synchronize() == 0
-        rt.record(start)
-        assert mem.hold(ns)
-        rt.record(end)
-        assert rt.synchronize() == 0
-        held = rt.elapsed_s(start, end)
-        assert ns / 1e9 <= held < ns / 1e9 + 50e-6, held
+        held = []
+        for _ in range(5):
+            assert rt.synchronize() == 0
+            rt.record(start)
+            assert mem.hold(ns)
+            rt.record(end)
+            assert rt.synchronize() == 0
+            held.append(rt.elapsed_s(start, end))
+        # Never shorter than asked. Longer only by what the device did besides (another process's
+        # context coming up, say, as a spare's does between evaluations): the shortest of five.
+        assert min(held) >= ns / 1e9 and min(held) < ns / 1e9 + 50e-6, held
     assert not mem.hold(0)
 
 
