@@ -221,26 +221,14 @@ def test_the_parents_tolerance_kernel_agrees_with_the_host_check(gpu_eval):
 
     from regrapht.eval import correctness, toolchain
     from regrapht.eval.cudart import H2D, CudaRuntime
+    from regrapht.eval.device_judge import bind_count_mismatches
     from regrapht.tasks.model import Tolerance
 
     library = gpu_eval._device_check_library()
     assert library, "the device comparison kernel did not build"
     rt = CudaRuntime(str(toolchain.libcudart_path()))
     rt.init(0)
-    lib = ctypes.CDLL(library)
-    count = lib.regrapht_count_mismatches
-    count.restype = ctypes.c_int
-    count.argtypes = [
-        ctypes.c_void_p,
-        ctypes.c_void_p,
-        ctypes.c_ulonglong,
-        ctypes.c_int,
-        ctypes.c_int,
-        ctypes.c_double,
-        ctypes.c_double,
-        ctypes.c_void_p,
-        ctypes.POINTER(ctypes.c_ulonglong),
-    ]
+    count = bind_count_mismatches(ctypes.CDLL(library))
     scratch = rt.malloc(16)
     rng = np.random.default_rng(11)
 

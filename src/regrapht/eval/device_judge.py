@@ -25,6 +25,25 @@ _FLOAT_CODES = {4: 0, 8: 1}  # float32, float64; any integer is 2 (compared exac
 _INTEGER_CODE = 2
 
 
+def bind_count_mismatches(library: ctypes.CDLL):
+    """`regrapht_count_mismatches` of the harness's device library, typed: (actual, expected, n,
+    dtype code, itemsize, rtol, atol, device scratch, host out[2]) -> cudaError_t."""
+    function = library.regrapht_count_mismatches
+    function.restype = ctypes.c_int
+    function.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.c_ulonglong,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_double,
+        ctypes.c_double,
+        ctypes.c_void_p,
+        ctypes.POINTER(ctypes.c_ulonglong),
+    ]
+    return function
+
+
 class JudgeUnavailable(RuntimeError):
     """The parent cannot judge on the device here; outputs travel as files instead."""
 
@@ -53,22 +72,10 @@ class DeviceJudge:
             self.scratch = self.rt.malloc(16)  # the kernel's two counters, reused by every call
             lib = ctypes.CDLL(check_library, mode=os.RTLD_NOW | os.RTLD_LOCAL)
             driver = ctypes.CDLL("libcuda.so.1", mode=os.RTLD_NOW | os.RTLD_LOCAL)
-            self.count_mismatches = lib.regrapht_count_mismatches
+            self.count_mismatches = bind_count_mismatches(lib)
             self.address_range = driver.cuMemGetAddressRange_v2
         except (OSError, CudaError, AttributeError) as exc:  # AttributeError: a symbol this build lacks
             raise JudgeUnavailable(str(exc)) from exc
-        self.count_mismatches.restype = ctypes.c_int
-        self.count_mismatches.argtypes = [
-            ctypes.c_void_p,
-            ctypes.c_void_p,
-            ctypes.c_ulonglong,
-            ctypes.c_int,
-            ctypes.c_int,
-            ctypes.c_double,
-            ctypes.c_double,
-            ctypes.c_void_p,
-            ctypes.POINTER(ctypes.c_ulonglong),
-        ]
         self.address_range.restype = ctypes.c_int
         self.address_range.argtypes = [
             ctypes.POINTER(ctypes.c_ulonglong),

@@ -836,11 +836,10 @@ class Evaluator:
                     if counted.actual is not None
                     else None
                 )
-            except ValueError:
-                return False  # the handle: bad, or this platform's IPC failing; the file will tell
-            except Exception as exc:  # the parent's own failure (device, or host memory for a copy)
-                if isinstance(exc, CudaError):
-                    self._retire_device_judge(f"judging on the device failed: {exc}")
+            except CudaError as exc:  # the parent's own device work: its context may be unusable
+                self._retire_device_judge(f"judging on the device failed: {exc}")
+                return False
+            except Exception:  # a bad handle, this platform's IPC, no host memory: the file will tell
                 return False
             if mismatch:
                 problem = mismatch.describe(arg.name, arg.tolerance)
@@ -1239,20 +1238,8 @@ def build_order(tasks: list[Task], input_sets: int) -> list[Task]:
 def _read_between_guards(path: Path, dtype: np.dtype) -> np.ndarray:
     """A reference output file's data, read straight into this process's memory (one copy): the
     expected values never stay in a file a candidate's process could read."""
-    nbytes = max(0, path.stat().st_size - 2 * GUARD_BYTES)
-    values = np.empty(nbytes // np.dtype(dtype).itemsize, dtype=dtype)
-    view = memoryview(values).cast("B")
-    with path.open("rb", buffering=0) as file:
-        file.seek(GUARD_BYTES)
-        done = 0
-        while done < view.nbytes:
-            got = file.readinto(view[done:])
-            if not got:
-                raise ReferenceError(
-                    f"{path.name}: the reference's output ended after {done} of {view.nbytes} bytes"
-                )
-            done += got
-    return values
+    count = max(0, path.stat().st_size - 2 * GUARD_BYTES) // np.dtype(dtype).itemsize
+    return np.fromfile(path, dtype=dtype, count=count, offset=GUARD_BYTES)
 
 
 def _remove_bench_files(future: Future) -> None:
