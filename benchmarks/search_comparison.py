@@ -127,52 +127,6 @@ def ground_truth(
     return truth
 
 
-class TruthTableEvals:
-    """Answers a search's evaluations from the ground-truth table of an earlier run's report (the
-    kernels it measured, by code hash: status, reward, speedup over serial and its 95% CI low), and
-    measures nothing. The offline policy only ever proposes recorded kernels, and the table holds every
-    recorded kernel of every task, so a search needs nothing else; a kernel missing from it (a changed
-    graph) raises LookupError rather than being measured here under the report's machine name."""
-
-    def __init__(self, report: dict[str, Any]) -> None:
-        self.report = report
-        self.table = {
-            (task_id, row["sha"]): row
-            for task_id, truth in report["tasks"].items()
-            for row in truth["kernels"]
-        }
-        self.config_hash = "truth:" + json.dumps(report.get("eval_config"), sort_keys=True)
-        self.fresh = 0
-
-    def machine(self, target: str) -> str:
-        return str(self.report["machine"])
-
-    def evaluate_many(self, requests: Any) -> list[Any]:
-        from regrapht.eval.record import Evaluation
-        from regrapht.search.evaluate import EvalOutcome
-        from regrapht.search.record import code_hash
-
-        out = []
-        for request in requests:
-            sha = code_hash(request.source)
-            row = self.table.get((request.task.id, sha))
-            if row is None:
-                raise LookupError(f"task {request.task.id}: kernel {sha[:12]} is not in the replayed report")
-            ev = Evaluation(request.task.id, request.target, row["status"], "", sha)
-            ev.reward = row["reward"] if row["reward"] is not None else -1.0
-            if row["speedup"] is not None:
-                ev.speedups = {
-                    "serial": {
-                        "value": row["speedup"],
-                        "ci_low": row["ci_low"],
-                        "ci_high": None,
-                        "baseline": "serial",
-                    }
-                }
-            out.append(EvalOutcome(ev, f"truth:{request.task.id}:{sha}", reused=True))
-        return out
-
-
 def score_run(result: Any, best: dict[str, Any]) -> dict[str, Any]:
     """Whether and when a run reached the best recorded kernel."""
     exact_at = noise_at = None
@@ -207,6 +161,11 @@ def _mean(xs: list[float]) -> float | None:
     return statistics.fmean(xs) if xs else None
 
 
+def best_over_recorded(row: dict[str, Any]) -> float:
+    """The speedup of the run's best kernel over that of the best recorded one (1.0: found it)."""
+    return (row["best_speedup"] or 0.0) / row["best_recorded_speedup"]
+
+
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     exact = [r for r in rows if r["found_exact"]]
     noise = [r for r in rows if r["found_noise"]]
@@ -217,15 +176,55 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "mean_evaluations_to_best": _mean([r["evaluations_to_exact"] for r in exact]),
         "mean_generations_to_best": _mean([r["generations_to_exact"] for r in exact]),
         "mean_evaluations_spent": _mean([r["evaluations"] for r in rows]),
-        # speedup of the run's best kernel over that of the best recorded one (1.0: found it)
-        "mean_best_over_recorded": _mean(
-            [
-                (r["best_speedup"] or 0.0) / r["best_recorded_speedup"]
-                for r in rows
-                if r["best_recorded_speedup"]
-            ]
-        ),
+        "mean_best_over_recorded": _mean([best_over_recorded(r) for r in rows if r["best_recorded_speedup"]]),
     }
+
+
+def per_task(rows: list[dict[str, Any]], metric: Any) -> dict[str, float]:
+    """The metric averaged over each task's seeds."""
+    by_task: dict[str, list[float]] = {}
+    for r in rows:
+        by_task.setdefault(r["task"], []).append(float(metric(r)))
+    return {t: statistics.fmean(v) for t, v in by_task.items()}
+
+
+def paired_bootstrap(
+    a: dict[str, float], b: dict[str, float], resamples: int = 4000, seed: int = 0
+) -> dict[str, float]:
+    """Mean over tasks of a - b (per-task means over seeds, paired by task) with a 95% percentile
+    bootstrap interval that resamples tasks: the unit a suite generalizes over."""
+    import random
+
+    tasks = sorted(set(a) & set(b))
+    diffs = [a[t] - b[t] for t in tasks]
+    rng = random.Random(seed)
+    means = sorted(statistics.fmean(rng.choices(diffs, k=len(diffs))) for _ in range(resamples))
+    return {
+        "diff": statistics.fmean(diffs),
+        "ci_low": means[int(0.025 * resamples)],
+        "ci_high": means[int(0.975 * resamples) - 1],
+        "tasks": len(tasks),
+    }
+
+
+def found_exact(row: dict[str, Any]) -> float:
+    return 1.0 if row["found_exact"] else 0.0
+
+
+def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
+    """'mcgs:prior=uniform;step_cap=0' -> (label, strategy name, params)."""
+    name, _, rest = spec.partition(":")
+    params = dict(item.split("=", 1) for item in rest.split(";") if item)
+    return spec, name.strip(), {k.strip(): v.strip() for k, v in params.items()}
+
+
+# The paper's ablations of MCGS's parts, plus the components this implementation adds.
+ABLATIONS = [
+    "mcgs:prior=uniform",  # no graph statistics in selection
+    "mcgs:value=reward",  # raw Eq. 3 reward as the value instead of log speedup
+    "mcgs:step_cap=0",  # no rollout dives
+    "mcgs:resample=false",  # one sample per (state, method)
+]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -242,9 +241,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--split", default="train")
     ap.add_argument("--skip-tasks", default="", help="comma-separated task ids to leave out")
-    ap.add_argument("--strategies", default="mcgs,walk,greedy")
-    ap.add_argument("--budgets", default="4,8,16")
+    ap.add_argument(
+        "--strategies",
+        default="mcgs,greedy,walk",
+        help="comma-separated; a strategy with parameters is NAME:K=V;K=V (e.g. mcgs:prior=uniform); the first is compared with the others",
+    )
+    ap.add_argument("--ablations", action="store_true", help="add the MCGS ablations: " + ", ".join(ABLATIONS))
+    ap.add_argument("--budgets", default="4,8,16,32,64")
     ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument(
+        "--env",
+        default="sim",
+        choices=("sim", "replay"),
+        help="sim: the stochastic simulator (regrapht.search.simulator); replay: the deterministic offline policy",
+    )
+    ap.add_argument("--sim-unchanged", type=float, default=0.5, help="sim: share of unrecorded steps giving back the code")
+    ap.add_argument("--sim-skill", type=float, default=1.0, help="sim: multiplier on recorded steps' success rates")
     ap.add_argument("--eval-budget", type=float, default=None, help="timing seconds per evaluation")
     ap.add_argument("--out", type=Path, default=Path("search-comparison"))
     ap.add_argument("--store", type=Path, help="run store (default: OUT/search_comparison.sqlite)")
@@ -282,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         make_strategy,
         run_searches,
     )
+    from regrapht.search.simulator import SimRates, SimulatedPolicy, TruthTableEvals
     from regrapht.store import RunStore
     from regrapht.tasks import load_suite
 
@@ -316,17 +329,27 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no {args.split} task has recorded steps on {graph_path}", file=sys.stderr)
         return 2
     budgets = [int(b) for b in args.budgets.split(",")]
-    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
-    policy = OfflinePolicy(graph)
-    meta = {"identity": policy.identity, "offline": True, "label": policy.label, "spec": "offline"}
-    ginfo = graph_info(graph, graph_path, policy.digest)
+    specs = [parse_spec(s) for s in args.strategies.split(",") if s.strip()]
+    if args.ablations:
+        specs += [parse_spec(s) for s in ABLATIONS]
+    for _, name, params in specs:
+        make_strategy(name, **params)  # a bad spec fails here, not after the ground truth
+    replay = OfflinePolicy(graph)
+    if args.env == "sim":
+        rates = SimRates.fit(graph, unchanged=args.sim_unchanged, skill=args.sim_skill)
+        policy: Any = SimulatedPolicy(graph, rates)
+        meta = {"identity": policy.identity, "offline": True, "label": policy.label, "spec": "simulated"}
+    else:
+        policy = replay
+        meta = {"identity": replay.identity, "offline": True, "label": replay.label, "spec": "offline"}
+    ginfo = graph_info(graph, graph_path, replay.digest)
     store_path = args.store or args.out / "search_comparison.sqlite"
-    runs: list[dict[str, Any]] = []
+    rows_by: dict[tuple[str, int], list[dict[str, Any]]] = {}
     table: dict[str, dict[str, Any]] = {}
     with RunStore(store_path) as raw_store, Evaluator(config) as evaluator:
         store = SearchStore(raw_store)
-        replay = {args.target: args.replay_machine} if args.replay_machine else None
-        evals: Any = EvalService(evaluator, store, machines=replay)
+        machines = {args.target: args.replay_machine} if args.replay_machine else None
+        evals: Any = EvalService(evaluator, store, machines=machines)
         if args.replay_truth:
             report = json.loads(args.replay_truth.read_text(encoding="utf-8"))
             if report["graph"].get("sha256") != ginfo.get("sha256") or report["target"] != args.target:
@@ -341,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
             missing = sorted(
                 t.id
                 for t in tasks
-                for code in recorded_kernels(graph, policy, t).values()
+                for code in recorded_kernels(graph, replay, t).values()
                 if evals.lookup(evals.key(EvalRequest(t, code, args.target))) is None
             )
             if missing:
@@ -351,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
                     file=sys.stderr,
                 )
                 return 2
-        truth = ground_truth(tasks, graph, policy, evals, args.target)
+        truth = ground_truth(tasks, graph, replay, evals, args.target)
         tasks = [t for t in tasks if truth[t.id]["best"] is not None]
         print(
             f"{len(tasks)} tasks with a correct recorded kernel; {evals.fresh} new evaluations so far",
@@ -365,9 +388,9 @@ def main(argv: list[str] | None = None) -> int:
                 envs.append(([t], sub, graph_info(sub, None)))
         else:
             envs = [(tasks, graph, ginfo)]
-        for name in strategies:
+        for label, name, params in specs:
             for budget in budgets:
-                strategy = make_strategy(name)
+                strategy = make_strategy(name, **params)
                 results = []
                 for env_tasks, env_graph, env_info in envs:
                     results += run_searches(
@@ -381,25 +404,47 @@ def main(argv: list[str] | None = None) -> int:
                         graph=env_graph,
                         graph_meta=env_info,
                         store=store,
-                        group=f"search-comparison:{name}:{budget}",
+                        group=f"search-comparison:{label}:{budget}",
                     )
                 rows = [
-                    score_run(r, truth[r.task["id"]]["best"]) | {"strategy": name, "budget": budget}
+                    score_run(r, truth[r.task["id"]]["best"]) | {"strategy": label, "budget": budget}
                     for r in results
                 ]
-                runs.extend(rows)
-                table[f"{name}@{budget}"] = {"strategy": name, "budget": budget, **summarize(rows)}
-                print(f"{name}@{budget}: {len(rows)} runs, {time.perf_counter() - started:.0f} s", flush=True)
+                rows_by[(label, budget)] = rows
+                table[f"{label}@{budget}"] = {"strategy": label, "budget": budget, **summarize(rows)}
+                print(f"{label}@{budget}: {len(rows)} runs, {time.perf_counter() - started:.0f} s", flush=True)
         fresh = evals.fresh
         machine = evals.machine(args.target)
 
+    # Paired comparisons of MCGS (the first strategy) with every other, per budget, over tasks.
+    lead = specs[0][0]
+    paired: dict[str, dict[str, Any]] = {}
+    for label, _, _ in specs[1:]:
+        for budget in budgets:
+            a, b = rows_by[(lead, budget)], rows_by[(label, budget)]
+            paired[f"{lead} - {label}@{budget}"] = {
+                "budget": budget,
+                "against": label,
+                "found_exact": paired_bootstrap(per_task(a, found_exact), per_task(b, found_exact)),
+                "best_over_recorded": paired_bootstrap(
+                    per_task(a, best_over_recorded), per_task(b, best_over_recorded)
+                ),
+            }
+
     print()
+    env_text = (
+        f"simulated policy (rates {policy.rates.to_dict()})" if args.env == "sim" else f"offline policy ({replay.label})"
+    )
     print(
-        f"offline policy ({policy.label}); {len(tasks)} {args.split} tasks x {args.seeds} seeds; machine {machine}; "
-        f"method recognizer: {recognizer}"
+        f"{env_text}; {len(tasks)} {args.split} tasks x {args.seeds} seeds; machine {machine}; "
+        f"method recognizer: {recognizer}; priors and examples leave the searched task out"
         + ("; each task on its own recorded edges only" if args.task_edges_only else "")
     )
-    header = f"{'strategy':10} {'budget':>6} {'found':>7} {'~found':>7} {'evals to best':>14} {'gens to best':>13} {'evals spent':>12} {'best/recorded':>14}"
+    width = max(len(label) for label, _, _ in specs) + 2
+    header = (
+        f"{'strategy':{width}} {'budget':>6} {'found':>7} {'~found':>7} {'evals to best':>14} "
+        f"{'gens to best':>13} {'evals spent':>12} {'best/recorded':>14}"
+    )
     print(header)
     print("-" * len(header))
 
@@ -408,18 +453,30 @@ def main(argv: list[str] | None = None) -> int:
 
     for row in table.values():
         print(
-            f"{row['strategy']:10} {row['budget']:>6} {f(row['found_exact'], '.0%'):>7} {f(row['found_within_noise'], '.0%'):>7} "
-            f"{f(row['mean_evaluations_to_best'], '.2f'):>14} {f(row['mean_generations_to_best'], '.2f'):>13} "
-            f"{f(row['mean_evaluations_spent'], '.2f'):>12} {f(row['mean_best_over_recorded'], '.3f'):>14}"
+            f"{row['strategy']:{width}} {row['budget']:>6} {f(row['found_exact'], '.0%'):>7} "
+            f"{f(row['found_within_noise'], '.0%'):>7} {f(row['mean_evaluations_to_best'], '.2f'):>14} "
+            f"{f(row['mean_generations_to_best'], '.2f'):>13} {f(row['mean_evaluations_spent'], '.2f'):>12} "
+            f"{f(row['mean_best_over_recorded'], '.3f'):>14}"
         )
+    if paired:
+        print(f"\npaired over tasks, {lead} minus the other (mean, 95% bootstrap CI over tasks):")
+        for key, p in paired.items():
+            fe, br = p["found_exact"], p["best_over_recorded"]
+            print(
+                f"  {key:{width + 12}} found {fe['diff']:+.3f} [{fe['ci_low']:+.3f}, {fe['ci_high']:+.3f}]   "
+                f"best/recorded {br['diff']:+.3f} [{br['ci_low']:+.3f}, {br['ci_high']:+.3f}]"
+            )
     report = {
         "benchmark": "search_comparison",
-        "environment": "task edges only" if args.task_edges_only else "full graph",
+        "environment": ("simulated" if args.env == "sim" else "deterministic replay")
+        + (", task edges only" if args.task_edges_only else ", full graph"),
+        "simulator_rates": policy.rates.to_dict() if args.env == "sim" else None,
+        "leave_task_out": True,
         "target": args.target,
         "split": args.split,
         "seeds": args.seeds,
         "budgets": budgets,
-        "strategies": strategies,
+        "strategies": [label for label, _, _ in specs],
         "graph": ginfo,
         "model": meta,
         "machine": machine,
@@ -428,7 +485,8 @@ def main(argv: list[str] | None = None) -> int:
         "replayed_from": None if args.replay_truth is None else str(args.replay_truth),
         "tasks": {t.id: truth[t.id] for t in tasks},
         "summary": table,
-        "runs": runs,
+        "paired": paired,
+        "runs": [r for rows in rows_by.values() for r in rows],
         "new_evaluations": fresh,
         "wall_s": round(time.perf_counter() - started, 2),
     }

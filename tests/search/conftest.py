@@ -197,6 +197,29 @@ def synthetic_graph(
     return g
 
 
+def other_task_evidence(graph: ReGraph, source: str, target: str, tasks: int, gain: float = 1.5) -> None:
+    """Examples of `tasks` other tasks on source -> target: what the searched task's priors may read."""
+    if source not in graph.nodes or target not in graph.nodes:
+        raise KeyError((source, target))
+    if not graph.has_edge(source, target):
+        graph.add_edge(source, target)
+    for i in range(tasks):
+        graph.edge(source, target).examples.append(
+            Example(
+                task=f"other_{target}_{i}",
+                think="",
+                detail="",
+                before=f"void other_{i}() {{}}",
+                after=f"void other_{i}() {{ /* {target} */ }}",
+                trajectory=f"{hash((source, target, i)) & (2**64 - 1):064x}",
+                step=1,
+                raw_method=target,
+                status="correct",
+                speedup=Speedup(gain),
+            )
+        )
+
+
 def cpu_graph(verifier: Any = None) -> ReGraph:
     """The cpu graph of the authored OpenMP trajectories (unverified unless a verifier is given)."""
     from regrapht.graph.build import build_graph

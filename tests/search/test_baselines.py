@@ -15,6 +15,7 @@ from .conftest import (
     fenced,
     marked,
     offline_meta,
+    other_task_evidence,
     recorded_code,
     synthetic_graph,
 )
@@ -95,8 +96,12 @@ def test_walk_follows_graph_edges_and_restarts(axpy):
 
 def test_greedy_takes_the_best_prior_first_and_falls_back(axpy):
     steps = [(INITIAL, "a", "serial", "A"), (INITIAL, "b", "serial", "B"), (INITIAL, "c", "serial", "C")]
-    statuses = {"B": ("correct", 3.0), "A": ("correct", 1.1)}  # recorded: b gained most
-    graph = synthetic_graph(axpy, steps, statuses)
+    graph = synthetic_graph(axpy, steps)
+    # what other tasks recorded (the task's own examples never steer its search): b most often
+    other_task_evidence(graph, INITIAL, "b", tasks=3, gain=3.0)
+    other_task_evidence(graph, INITIAL, "a", tasks=1, gain=1.1)
+    # the task's own record favours c: it must not matter
+    graph.edge(INITIAL, "c").examples.extend(list(graph.edge(INITIAL, "c").examples) * 5)
     table = {"B": ("wrong_answer", None), "A": ("correct", 1.5), "C": ("correct", 2.0)}
     result, _ = run(axpy, "greedy", OfflinePolicy(graph), table, budget=10, graph=graph)
     assert [a.method for a in result.attempts[:2]] == ["b", "a"]  # b first; it fails; then the next best

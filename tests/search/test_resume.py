@@ -96,7 +96,8 @@ def test_an_interrupted_search_resumes_where_it_stopped(axpy, tmp_path):
     with CannedChatServer(responder(axpy)) as server:
         reference, ref_core = search(axpy, graph, server, tmp_path / "a.sqlite")
         total_requests = len(server.requests)
-        assert total_requests == reference.spent.generations == 10
+        # the search ends with the space exhausted, after more steps than the interruption below allows
+        assert total_requests == reference.spent.generations > 4
 
         def stop_after_four(ctx, attempt):
             if attempt.index == 3:

@@ -356,6 +356,8 @@ def _print_result(console: Console, result: Any, out_dir: Path, report: Path) ->
         console.print(
             f"[bold green]best kernel[/]: attempt #{best.index}, reward {best.reward:.4g}, speedup {speed}"
         )
+        for note in result.best_notes():
+            console.print(f"[yellow]within noise:[/] {note}")
         path = " -> ".join(["start"] + [a.method or a.kind for a in result.path()])
         console.print(f"path: {path}")
     s = result.spent

@@ -16,6 +16,7 @@ from `retrieve`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +68,23 @@ class Advice:
 def score_stats(stats: EdgeStats) -> float:
     gain = stats.geomean if stats.geomean is not None else 1.0
     return (stats.verified + 1) / (stats.taken + 2) * gain
+
+
+def policy_weight(stats: EdgeStats, *, pseudo_tasks: float = 0.5, shrink: float = 3.0) -> float:
+    """How strongly the teachers' record recommends taking an edge, for a search's prior: the number
+    of tasks that took it (plus `pseudo_tasks`, so an edge nobody else took keeps a little weight),
+    times its smoothed verified share, times its measured gain shrunk towards 1 by the evidence behind
+    it: exp(n / (n + shrink) * mean log gain), the exponent clipped to [-1, 1].
+
+    Unlike `score_stats`, one example's outlier gain (a 236x step measured on a single task) does not
+    outrank an edge that fourteen tasks took: how often teachers chose a step from here predicts
+    whether it applies to a new task; a gain measured once says little about another task."""
+    share = (stats.verified + 1) / (stats.taken + 2)
+    log_gain = 0.0
+    if stats.speedup is not None and stats.geomean:
+        n = stats.speedup["n"]
+        log_gain = max(-1.0, min(1.0, n / (n + shrink) * math.log(stats.geomean)))
+    return (stats.tasks + pseudo_tasks) * share * math.exp(log_gain)
 
 
 def place(graph: ReGraph, recognized: list[str]) -> list[str]:

@@ -361,6 +361,20 @@ class ReGraph:
                 del self.edges[key]
         return removed
 
+    def without_task(self, task: str) -> ReGraph:
+        """What the graph knows of every task but `task`: the same nodes and edges, each edge holding
+        only the other tasks' examples (an edge only `task` took stays, with no evidence). Searches
+        read their priors and worked examples from this view, so a task's own recorded steps never
+        steer or prompt its own search (leave-task-out). Examples are shared, not copied."""
+        view = ReGraph(self.target, self.nodes[INITIAL].definition)
+        view.nodes = dict(self.nodes)
+        view.edges = {
+            key: Edge(e.source, e.target, [ex for ex in e.examples if ex.task != task])
+            for key, e in self.edges.items()
+        }
+        view.ledger = {h: r for h, r in self.ledger.items() if r.task != task}
+        return view
+
     def examples(self) -> Iterator[tuple[Edge, Example]]:
         for key in sorted(self.edges):
             edge = self.edges[key]

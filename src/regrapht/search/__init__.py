@@ -12,7 +12,7 @@ from regrapht.search.budget import Budget, BudgetExhausted, Spend
 from regrapht.search.context import ModelInfo, Point, SearchContext, StepSettings, task_variables
 from regrapht.search.driver import Run, drive
 from regrapht.search.evaluate import EvalBackend, EvalOutcome, EvalRequest, EvalService, machine_name
-from regrapht.search.mcgs import MCGS, pucb
+from regrapht.search.mcgs import MCGS, puct
 from regrapht.search.offline import (
     NO_RECORDED_STEP,
     OFFLINE_LABEL,
@@ -61,7 +61,7 @@ __all__ = [
     "machine_name",
     "make_strategy",
     "open_search_model",
-    "pucb",
+    "puct",
     "run_searches",
     "strategy_help",
     "strategy_names",

@@ -151,19 +151,12 @@ def nearest_examples(ctx: SearchContext, k: int, exclude_same_task: bool) -> lis
 
 
 def _edge_weight(ctx: SearchContext, point: Point, method: str) -> int:
-    g = ctx.graph
-    assert g is not None
-    return sum(len(g.edge(p, method).examples) for p in point.position if g.has_edge(p, method)) or 1
+    """How often the other tasks took the transition (at least 1, so every successor can be drawn)."""
+    return ctx.edge_evidence(point, method)[1] or 1
 
 
 def _prior(ctx: SearchContext, point: Point, method: str) -> float:
-    from regrapht.graph.advise import score_stats
-
-    g = ctx.graph
-    assert g is not None
-    return max(
-        (score_stats(g.edge(p, method).stats) for p in point.position if g.has_edge(p, method)), default=0.0
-    )
+    return ctx.prior(point, method)
 
 
 def _graph_step(ctx: SearchContext, point: Point, method: str, kind: str) -> Steps:

@@ -31,7 +31,7 @@ from regrapht.llm.types import ChatModel, ChatRequest, ChatResult, Message, Samp
 from regrapht.search.budget import Budget, BudgetExhausted, Spend
 from regrapht.search.evaluate import EvalOutcome, EvalRequest
 from regrapht.search.offline import NO_RECORDED_STEP
-from regrapht.search.record import Attempt, SearchResult, code_hash
+from regrapht.search.record import Attempt, SearchResult, code_hash, faster_beyond_noise
 from regrapht.tasks import Task
 
 MESSAGE_LIMIT = 2000  # characters of an evaluator message kept in an attempt
@@ -149,6 +149,10 @@ class SearchContext:
         self.task = task
         self.target = target
         self.graph = graph
+        # Priors and worked examples come from what the graph knows of the other tasks only
+        # (leave-task-out): a task's own recorded steps never steer or prompt its own search.
+        self.knowledge = graph.without_task(task.id) if graph is not None else None
+        self._priors: dict[tuple[tuple[str, ...], str], tuple[float, int]] = {}
         self.budget = budget
         self.seed = seed
         self.settings = settings or StepSettings()
@@ -235,6 +239,30 @@ class SearchContext:
         out = {e.target for node in point.position for e in self.graph.out_edges(node) if e.target != INITIAL}
         return sorted(out)
 
+    def edge_evidence(self, point: Point, method: str) -> tuple[float, int]:
+        """(prior weight, examples) of applying `method` from the point's position, from the other
+        tasks' examples: `graph.advise.policy_weight` (how many tasks took the edge, its smoothed
+        verified share, its gain shrunk by its evidence), the best over the nodes the point sits on,
+        and the number of examples behind it. An edge only this task took weighs as an edge with no
+        evidence."""
+        key = (point.position, method)
+        found = self._priors.get(key)
+        if found is None:
+            from regrapht.graph.advise import policy_weight
+
+            g = self.knowledge
+            assert g is not None
+            edges = [g.edge(p, method) for p in point.position if g.has_edge(p, method)]
+            found = (
+                max((policy_weight(e.stats) for e in edges), default=0.0),
+                sum(len(e.examples) for e in edges),
+            )
+            self._priors[key] = found
+        return found
+
+    def prior(self, point: Point, method: str) -> float:
+        return self.edge_evidence(point, method)[0]
+
     def definition(self, method: str) -> str:
         assert self.graph is not None
         node = self.graph.nodes.get(method)
@@ -273,8 +301,9 @@ class SearchContext:
         assert self.graph is not None
         from regrapht.graph.retrieve import retrieve_examples
 
+        assert self.knowledge is not None
         retrieved = retrieve_examples(
-            self.graph,
+            self.knowledge,
             point.code,
             method,
             source=point.position,
@@ -378,11 +407,21 @@ class SearchContext:
         self.result.attempts.append(attempt)
         if attempt.correct:
             best = self.result.best_attempt
-            if best is None or attempt.reward > best.reward:
+            if best is None or self._replaces_best(attempt, best):
                 self.result.best = attempt.index
         if self.on_attempt is not None:
             self.on_attempt(self, attempt)
         return attempt
+
+    def _replaces_best(self, attempt: Attempt, best: Attempt) -> bool:
+        """A new correct kernel becomes the best only if it is faster beyond the noise of both
+        measurements. When their intervals overlap, the one that took fewer steps from the start (the
+        simpler code to explain) stands, and the incumbent among equals; the result's `best_notes` say
+        that the lead is within noise."""
+        verdict = faster_beyond_noise(attempt, best)
+        if verdict is not None:
+            return verdict
+        return len(self.result.path(attempt.index)) < len(self.result.path(best.index))
 
     def _evaluate(self, attempt: Attempt, code: str, method: str | None) -> Steps:
         sha = code_hash(code)
@@ -426,6 +465,7 @@ class SearchContext:
 def fill_from_evaluation(attempt: Attempt, ev: Evaluation, key: str) -> None:
     attempt.eval_key = key
     attempt.status = ev.status
+    attempt.reward_baseline = ev.reward_baseline
     if ev.correct:
         # correct but unmeasured (timing off): no gain known, reward 0
         attempt.reward = float(ev.reward) if ev.reward is not None else 0.0

@@ -58,6 +58,7 @@ class Attempt:
     iteration: int | None = None  # MCGS iteration (selection + expansion + rollout + backpropagation)
     examples: tuple[str, ...] = ()  # "task:step@trajectory" of the worked examples shown
     evaluations_so_far: int = 0  # distinct evaluations of the run up to and including this attempt
+    reward_baseline: str = "serial"  # the baseline of the speedup the reward is computed from
 
     @property
     def correct(self) -> bool:
@@ -66,6 +67,15 @@ class Attempt:
     def speedup(self, baseline: str = "serial") -> float | None:
         entry = self.speedups.get(baseline)
         return None if entry is None else float(entry["value"])
+
+    def interval(self) -> tuple[float, float, float] | None:
+        """(low, value, high) of the reward's speedup; a missing bound stands at the value."""
+        entry = self.speedups.get(self.reward_baseline)
+        if entry is None or entry.get("value") is None:
+            return None
+        value = float(entry["value"])
+        low, high = entry.get("ci_low"), entry.get("ci_high")
+        return (value if low is None else float(low), value, value if high is None else float(high))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -80,6 +90,20 @@ class Attempt:
             d[key] = tuple(d.get(key, ()))
         known = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
         return cls(**known)
+
+
+def faster_beyond_noise(a: Attempt, b: Attempt) -> bool | None:
+    """Whether `a` is faster than `b` beyond the noise of their measurements: True when a's speedup
+    interval lies wholly above b's, False when wholly below, None when they overlap (or when either
+    was not timed, in which case the rewards decide: True or False, never None)."""
+    ia, ib = a.interval(), b.interval()
+    if ia is None or ib is None or a.reward_baseline != b.reward_baseline:
+        return a.reward > b.reward
+    if ia[0] > ib[2]:
+        return True
+    if ia[2] < ib[0]:
+        return False
+    return None
 
 
 @dataclass
@@ -114,6 +138,29 @@ class SearchResult:
     def best_code(self) -> str | None:
         a = self.best_attempt
         return None if a is None or a.code_sha is None else self.codes[a.code_sha]
+
+    def best_notes(self) -> list[str]:
+        """What a reader should know about the best kernel's lead: whether its speedup is within the
+        noise of its baseline, and which other correct kernels are within the noise of it."""
+        best = self.best_attempt
+        if best is None:
+            return []
+        notes = []
+        iv = best.interval()
+        if iv is not None and iv[0] <= 1.0 <= iv[2]:
+            notes.append(
+                f"its speedup over {best.reward_baseline} ({iv[1]:.3g}x, 95% CI {iv[0]:.3g}-{iv[2]:.3g}) "
+                "is within noise of 1: it is not shown to be faster than the baseline"
+            )
+        ties = [
+            a.index
+            for a in self.attempts
+            if a.correct and a.index != best.index and a.code_sha != best.code_sha and faster_beyond_noise(a, best) is None
+        ]
+        if ties:
+            shown = ", ".join(f"#{i}" for i in ties[:8]) + (" ..." if len(ties) > 8 else "")
+            notes.append(f"{len(ties)} other correct kernel(s) are within noise of it ({shown})")
+        return notes
 
     def summary_attempt(self) -> Attempt | None:
         """The attempt that stands for the run in suite metrics: the best correct one, else the one that
