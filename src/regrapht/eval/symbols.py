@@ -5,7 +5,7 @@ The source screen reads spellings; this one reads what the linker had to resolve
 through any of them, still leaves an undefined dynamic symbol in the library, and a system call
 written in inline assembly leaves a `syscall` instruction in its code.
 
-It uses binutils (`nm`, `objdump`), present wherever g++ and nvcc are (both drive the GNU linker),
+It uses binutils (`objdump`), present wherever g++ and nvcc are (both drive the GNU linker),
 so the GPU machine needs nothing more; rules live in `data/symbol_rules.toml`.
 """
 
@@ -75,49 +75,36 @@ def _tool(name: str) -> str:
     return path
 
 
-def undefined_symbols(library: str) -> list[tuple[str, str]]:
-    """(raw, demangled) names of the library's undefined dynamic symbols, version suffixes removed."""
-    out: list[list[str]] = []
-    for flags in ([], ["--demangle"]):
-        proc = subprocess.run(
-            [_tool("nm"), "--dynamic", "--undefined-only", *flags, library],
-            capture_output=True,
-            text=True,
-            timeout=TOOL_TIMEOUT_S,
-        )
-        if proc.returncode != 0:
-            raise RuntimeError(f"nm could not read the library: {proc.stderr.strip()[:300]}")
-        names = []
-        for line in proc.stdout.splitlines():
-            parts = line.split(None, 1)  # "U name@VERSION" (the address column is blank)
-            if len(parts) == 2 and parts[0] in ("U", "w", "v"):
-                names.append(parts[1].split("@", 1)[0].strip())
-        out.append(names)
-    return list(zip(out[0], out[1]))
-
-
+_UNDEFINED = re.compile(r"^[0-9a-f]+ .{7} \*UND\*\t[0-9a-f]+\s+(?:\([^)]*\)|Base)?\s*(?P<name>\S.*)$")
 _FUNCTION = re.compile(r"^[0-9a-f]+ <(?P<name>[^>]+)>:$")
 
 
-def instructions(library: str) -> list[tuple[str, str]]:
-    """(function, instruction text) for every instruction of the library's executable sections."""
+def read_library(library: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The library's undefined dynamic symbols (demangled, version removed), and (function,
+    instruction text) for every instruction of its executable sections: one `objdump` run (`nm`
+    loads the linker's plugins first, and took 30 ms where this takes a few)."""
     proc = subprocess.run(
-        [_tool("objdump"), "--disassemble", "--no-show-raw-insn", "--demangle", library],
+        [_tool("objdump"), "--dynamic-syms", "--disassemble", "--no-show-raw-insn", "--demangle", library],
         capture_output=True,
         text=True,
         timeout=TOOL_TIMEOUT_S,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"objdump could not read the library: {proc.stderr.strip()[:300]}")
-    found, function = [], "?"
+    imported: list[str] = []
+    code: list[tuple[str, str]] = []
+    function = "?"
     for line in proc.stdout.splitlines():
+        symbol = _UNDEFINED.match(line)
+        if symbol:
+            imported.append(symbol.group("name").strip())
+            continue
         head = _FUNCTION.match(line)
         if head:
             function = head.group("name")
-            continue
-        if ":\t" in line:
-            found.append((function, line.split(":\t", 1)[1].strip()))
-    return found
+        elif ":\t" in line:
+            code.append((function, line.split(":\t", 1)[1].strip()))
+    return imported, code
 
 
 def screen_library(library: str, target: str) -> list[Finding]:
@@ -125,8 +112,7 @@ def screen_library(library: str, target: str) -> list[Finding]:
     A library that cannot be read yields one blocking finding that says why: unread is unscreened."""
     groups, instruction_rules = rules()
     try:
-        imported = undefined_symbols(library)
-        code = instructions(library)
+        imported, code = read_library(library)
     except (ToolMissing, RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
         return [
             Finding(
@@ -138,11 +124,11 @@ def screen_library(library: str, target: str) -> list[Finding]:
             )
         ]
     findings: list[Finding] = []
-    for raw, demangled in imported:
+    for demangled in imported:
         for rule in groups:
             if target not in rule.targets:
                 continue
-            if raw in rule.symbols or demangled in rule.symbols or (rule.pattern and rule.pattern.search(demangled)):
+            if demangled in rule.symbols or (rule.pattern and rule.pattern.search(demangled)):
                 findings.append(
                     Finding(f"symbols:{rule.id}", "block", 0, demangled[:80], f"(imported by the built library) {rule.message}")
                 )
