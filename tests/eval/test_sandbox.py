@@ -86,6 +86,28 @@ def test_confined_process_reads_its_inputs_writes_its_scratch_and_nothing_else(t
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
 
 
+@pytest.mark.skipif(not OFFERED["seccomp"], reason=f"kernel lacks seccomp: {OFFERED['reason']}")
+def test_where_landlock_is_missing_the_rest_applies_and_the_report_says_why(tmp_path: Path) -> None:
+    child = (
+        "import json, os\n"
+        "from regrapht.eval import sandbox\n"
+        "sandbox.landlock_abi = lambda: None  # as on a kernel without Landlock\n"
+        f"report = sandbox.confine([], [{str(tmp_path)!r}])\n"
+        "print(json.dumps(report), flush=True)\n"
+        "open('/tmp/regrapht-no-landlock-probe', 'a').close()  # unconfined reads and writes still work\n"
+        "os.remove('/tmp/regrapht-no-landlock-probe')\n"
+        "print('files ok', flush=True)\n"
+        "os.fork()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(sandbox.__file__).parents[2])}
+    proc = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, env=env, timeout=60)
+    lines = proc.stdout.splitlines()
+    report = json.loads(lines[0])
+    assert report["landlock"] is None and report["seccomp"] is True
+    assert report["reason"] == "Landlock: the kernel offers no Landlock"
+    assert lines[1] == "files ok" and proc.returncode == -31  # seccomp still stops the fork
+
+
 def test_the_filter_refuses_clone_without_clone_thread() -> None:
     """The BPF program, read back: clone's body tests CLONE_THREAD, fork is killed, the end allows."""
     program = sandbox.seccomp_program("x86_64", 4242)
