@@ -232,3 +232,37 @@ def test_turned_off_the_record_says_so(unconfined: Evaluator, vec_scale) -> None
     record = unconfined.evaluate(vec_scale, candidate("correct.cpp"), "cpu")
     assert record.status == "correct"
     assert record.sandbox == {"landlock": None, "seccomp": False, "reason": "turned off (EvalConfig.sandbox)"}
+
+
+@needs_sandbox
+@needs_gxx
+@pytest.mark.parametrize("cuda_start_fails", [False, True])
+def test_a_spare_worker_is_confined_once_its_job_comes(build_cache: Path, vec_scale, cuda_start_fails: bool) -> None:
+    """Spares start before their job exists; the sandbox applies to whichever process runs it, a spare
+    or the fresh image a spare whose CUDA start failed runs its job in."""
+    from regrapht.eval.runner import SpareWorker, run_worker
+
+    with Evaluator(quick_config(build_cache, timing=False)) as ev:
+        tests = ev._test_reference(vec_scale)
+        library = ev.compiler.compile(
+            candidate("writes_outside_scratch.cpp"), "cpu", vec_scale.function,
+            "int n, float a, const float* x, float* out", ["n", "a", "x", "out"],
+        ).library
+        assert library is not None
+        job_dir = ev._job_dir()
+        job = ev._job(vec_scale, {"candidate": library}, tests.cases, ["candidate"], job_dir,
+                      uses_cuda=False, device_buffers=False, runs=1)
+        if cuda_start_fails:
+            job["libcudart"] = "/nonexistent/libcudart.so"
+        job["sandbox"] = ev._sandbox_spec(vec_scale, job, job_dir)
+        spare = SpareWorker(job["libcudart"])
+        if cuda_start_fails:
+            spare.open_context()
+        outcome = run_worker(job, job_dir / "job.json", 10.0, 60.0, 1 << 30, spare=spare)
+        assert outcome.complete, outcome.output_head
+        assert outcome.last("hello")["pid"] == spare.proc.pid
+        report = outcome.last("sandbox")
+        assert report and report["landlock"] and report["seccomp"] and not report["broken"]
+        # its relative write landed in its scratch, not in the working folder it was started in
+        assert not (Path.cwd() / "regrapht-left-behind.txt").exists()
+        assert (job_dir / "out" / "regrapht-left-behind.txt").exists()
