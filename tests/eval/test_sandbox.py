@@ -266,3 +266,17 @@ def test_a_spare_worker_is_confined_once_its_job_comes(build_cache: Path, vec_sc
         # its relative write landed in its scratch, not in the working folder it was started in
         assert not (Path.cwd() / "regrapht-left-behind.txt").exists()
         assert (job_dir / "out" / "regrapht-left-behind.txt").exists()
+
+
+@needs_sandbox
+@needs_gxx
+def test_shipped_openmp_candidates_run_correct_under_the_sandbox(build_cache: Path) -> None:
+    from regrapht.tasks import builtin_tasks_root, load_task
+
+    examples = sorted((builtin_tasks_root() / "examples").glob("*/candidates/correct_omp.cpp"))
+    assert len(examples) >= 3
+    with Evaluator(quick_config(build_cache, timing=False, require_sandbox=True)) as ev:
+        for path in examples:
+            record = ev.evaluate(load_task(path.parent.parent), path.read_text(), "cpu")
+            assert record.status == "correct", f"{path}: {record.message}"
+            assert record.sandbox["seccomp"] and record.sandbox["landlock"], record.sandbox
