@@ -72,17 +72,21 @@ def test_a_parenthesized_exit_is_caught_by_the_dynamic_checks(confined_gpu, vec_
     assert "called exit or similar" in ev.message
 
 
-def test_a_cuda_candidate_cannot_leave_a_file_outside_its_scratch(
-    confined_unscreened_gpu, vec_scale, tmp_path: Path, monkeypatch
-):
+def test_a_cuda_candidate_cannot_leave_a_file_outside_its_scratch(build_cache, vec_scale, tmp_path: Path, monkeypatch):
     escape, cwd = tmp_path / "escape.txt", tmp_path / "cwd"
     cwd.mkdir()
     monkeypatch.chdir(cwd)
+    # Set before the evaluator starts any worker (a spare started earlier would not see it).
     monkeypatch.setenv("REGRAPHT_TEST_ESCAPE", str(escape))
-    ev = confined_unscreened_gpu.evaluate(vec_scale, cu("writes_outside_scratch.cu"), "cuda")
-    assert ev.status == "correct", ev.message  # its writes failed; its kernel is right
-    assert not escape.exists() and list(cwd.iterdir()) == []
-    assert not list(confined_unscreened_gpu.workdir.glob("job*"))
+    config = quick_config(
+        build_cache, call_timeout_s=15.0, static_screen=False, symbol_screen=False, require_sandbox=True
+    )
+    with Evaluator(config) as evaluator:
+        for _ in range(2):  # a fresh worker, then a spare
+            ev = evaluator.evaluate(vec_scale, cu("writes_outside_scratch.cu"), "cuda")
+            assert ev.status == "correct", ev.message  # its writes failed; its kernel is right
+            assert not escape.exists() and list(cwd.iterdir()) == []
+            assert not list(evaluator.workdir.glob("job*"))
 
 
 def test_a_cuda_candidate_gets_no_socket(confined_unscreened_gpu, vec_scale):
