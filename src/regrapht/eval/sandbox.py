@@ -10,8 +10,8 @@ the system calls are made through ctypes, the BPF program is built here.
   CUDA device files, the candidate's libraries and the task's input folder; reads and writes beneath
   the job's own scratch folder; nothing else (home, the run store, other scratch folders, /tmp, other
   evaluators' folders in /dev/shm). A Landlock domain covers the thread that creates it and the threads
-  and processes it starts later; threads the CUDA driver started before it are not confined by it
-  (what reaches them, host callbacks, is refused by the symbol screen).
+  and processes it starts later; threads started before it (the CUDA driver's) are not confined by
+  it (what reaches them, host callbacks, is refused by the symbol screen), seccomp covers them.
 - seccomp, on every thread of the process (TSYNC): no fork, vfork, exec or non-thread clone (the process
   is killed: SIGSYS), no sockets but AF_UNIX, no signals to other processes, no ptrace, no namespaces,
   mounts, io_uring or perf counters. Rules and numbers: data/sandbox_syscalls.toml.
