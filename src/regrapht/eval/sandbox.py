@@ -173,7 +173,9 @@ def system_read_paths() -> list[str]:
     """Everything a worker reads whatever its job: libraries, the interpreter, /proc and /sys."""
     paths = [*_SYSTEM_READ, "/proc", "/sys", *python_paths(), *mapped_library_folders()]
     paths += [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p]
-    return paths
+    # A library folder is never the root or a whole home folder, whatever was mapped from there.
+    too_wide = {"/", os.path.expanduser("~")}
+    return [p for p in paths if os.path.abspath(p) not in too_wide]
 
 
 def _device_rules(abi: int) -> list[tuple[str, int]]:
