@@ -54,11 +54,11 @@ def variants(source: str) -> list[tuple[str, str]]:
     return out
 
 
-def throughput(tasks, out: Path, reference_threads: int) -> dict:
+def throughput(tasks, out: Path, reference_threads: int, sandbox: bool = True) -> dict:
     items = [(task, code, "cuda") for task in tasks for _, code in variants(task.naive_source())]
     labels = [(task.id, label) for task in tasks for label, _ in variants(task.naive_source())]
     with tempfile.TemporaryDirectory() as cache:
-        config = EvalConfig(cache_dir=cache, reference_threads=reference_threads)
+        config = EvalConfig(cache_dir=cache, reference_threads=reference_threads, sandbox=sandbox)
         start = time.perf_counter()
         with Evaluator(config) as evaluator:
             results = evaluator.evaluate_many(items)
@@ -84,9 +84,12 @@ def throughput(tasks, out: Path, reference_threads: int) -> dict:
         }
         for (t, v), r in zip(labels, results)
     ]
-    (out / f"throughput_rows_{reference_threads}.json").write_text(json.dumps(rows, indent=1))
+    suffix = "" if sandbox else "_nosandbox"
+    (out / f"throughput_rows_{reference_threads}{suffix}.json").write_text(json.dumps(rows, indent=1))
     return {
         "reference_threads": reference_threads,
+        "sandbox": sandbox,
+        "sandbox_s": sum(r.seconds.get("sandbox", 0.0) for r in results),
         "candidates": len(items),
         "tasks": len(tasks),
         "wall_s": wall,
@@ -150,13 +153,22 @@ def main() -> None:
     parser.add_argument(
         "--tasks", nargs="*", default=FIXED_TASKS, help="Task ids (default: a fixed set of 10)."
     )
+    parser.add_argument(
+        "--sandbox",
+        choices=["on", "off"],
+        nargs="+",
+        default=["on"],
+        help="OS sandbox of the workers, one throughput run each (`on off`: its cost, in one call).",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     tasks = [find_task(task_id) for task_id in args.tasks]
     gpu = toolchain.gpus()[0].name if toolchain.gpus() else "no GPU"
     report: dict = {"gpu": gpu, "date": time.strftime("%Y-%m-%d")}
     if not args.skip_throughput:
-        report["throughput"] = [throughput(tasks, args.out, n) for n in args.reference_threads]
+        report["throughput"] = [
+            throughput(tasks, args.out, n, box == "on") for box in args.sandbox for n in args.reference_threads
+        ]
         print(json.dumps(report["throughput"], indent=1), flush=True)
     saxpy = find_task("saxpy")
     report["repeatability"] = repeatability(
@@ -166,7 +178,8 @@ def main() -> None:
     (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
     for t in report.get("throughput", []):
         print(
-            f"\n{gpu}, {t['reference_threads']} bench-data threads: {t['candidates']} candidates over "
+            f"\n{gpu}, {t['reference_threads']} bench-data threads, sandbox {'on' if t['sandbox'] else 'off'}: "
+            f"{t['candidates']} candidates over "
             f"{t['tasks']} tasks in {t['wall_s']:.1f} s wall = {t['evals_per_minute_wall']:.1f} evaluations/min "
             f"(cold cache, isolation on); workers held the GPU {t['worker_s']:.1f} s = "
             f"{t['evals_per_gpu_minute']:.1f} evaluations per GPU-minute"

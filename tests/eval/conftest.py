@@ -42,8 +42,8 @@ def evaluator(build_cache: Path):
 
 @pytest.fixture(scope="session")
 def unscreened(build_cache: Path):
-    """Static screen off, so the runtime defences are what catches a candidate."""
-    with Evaluator(quick_config(build_cache, static_screen=False)) as ev:
+    """Source and symbol screens off, so the runtime defences are what catches a candidate."""
+    with Evaluator(quick_config(build_cache, static_screen=False, symbol_screen=False)) as ev:
         yield ev
 
 

@@ -23,7 +23,9 @@ def gpu_eval(build_cache):
 
 @pytest.fixture(scope="module")
 def gpu_unscreened(build_cache):
-    with Evaluator(quick_config(build_cache, call_timeout_s=15.0, static_screen=False)) as ev:
+    with Evaluator(
+        quick_config(build_cache, call_timeout_s=15.0, static_screen=False, symbol_screen=False)
+    ) as ev:
         yield ev
 
 

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from regrapht.eval import EvalConfig, Evaluation, Evaluator, ReferenceError, TimingConfig, toolchain
+from regrapht.eval.evaluator import SandboxUnavailable
 from regrapht.tasks import TaskError, find_task
 
 STATUS_STYLE = {
@@ -52,7 +53,15 @@ def eval_command(
     no_screen: bool = typer.Option(
         False,
         "--no-screen",
-        help="Record static-screen findings but run the candidate anyway.",
+        help="Record the source and symbol screens' findings but run the candidate anyway.",
+    ),
+    sandbox: bool = typer.Option(
+        True,
+        "--sandbox/--no-sandbox",
+        help="Confine the candidate's process with Landlock and seccomp where the kernel offers them.",
+    ),
+    require_sandbox: bool = typer.Option(
+        False, "--require-sandbox", help="Refuse to run where the kernel cannot confine the candidate."
     ),
 ) -> None:
     """Compile, verify and time CANDIDATE for TASK, and print the verdict.
@@ -90,6 +99,9 @@ def eval_command(
         timing=timing,
         timing_config=TimingConfig(budget_s=budget),
         static_screen=not no_screen,
+        symbol_screen=not no_screen,
+        sandbox=sandbox or require_sandbox,
+        require_sandbox=require_sandbox,
         secret=bytes.fromhex(secret) if secret else None,
     )
     source = candidate.read_text()
@@ -101,6 +113,9 @@ def eval_command(
             result = evaluator.evaluate(task_obj, source, chosen)
     except ReferenceError as exc:
         console.print(f"[red]task error:[/] {exc}")
+        raise typer.Exit(2) from None
+    except SandboxUnavailable as exc:
+        console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from None
     if as_json:
         sys.stdout.write(result.to_json() + "\n")
@@ -118,7 +133,19 @@ def print_evaluation(console: Console, ev: Evaluation) -> None:
     if ev.message:
         console.print(ev.message, markup=False, highlight=False)
     for finding in ev.screen:
-        console.print(f"[dim]screen ({finding['severity']}): line {finding['line']}: {finding['message']}[/]")
+        where = f"line {finding['line']}" if finding["line"] else f"built library: `{finding['excerpt']}`"
+        console.print(
+            f"[dim]screen ({finding['severity']}): {where}: {finding['message']}[/]", markup=True, highlight=False
+        )
+    if ev.sandbox:
+        box = ev.sandbox
+        active = [f"Landlock ABI {box['landlock']}"] * bool(box.get("landlock")) + ["seccomp"] * bool(box.get("seccomp"))
+        console.print(
+            f"[dim]sandbox: {', '.join(active) or 'none'}"
+            + (f" ({box['reason']})" if box.get("reason") else "")
+            + "[/]",
+            highlight=False,
+        )
     for note in ev.integrity:
         console.print(f"[dim]{note}[/]")
     if ev.cases:

@@ -20,6 +20,7 @@ _EXPORTS = {
     "TimingConfig": "regrapht.eval.config",
     "Evaluator": "regrapht.eval.evaluator",
     "ReferenceError": "regrapht.eval.evaluator",
+    "SandboxUnavailable": "regrapht.eval.evaluator",
     "evaluate": "regrapht.eval.evaluator",
     "toolchain": "regrapht.eval.toolchain",
 }
@@ -33,6 +34,7 @@ __all__ = [
     "Evaluation",
     "Evaluator",
     "ReferenceError",
+    "SandboxUnavailable",
     "TimingConfig",
     "evaluate",
     "hierarchical_reward",
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
     from regrapht.eval import toolchain
     from regrapht.eval.compile import Compiler, CompileResult
     from regrapht.eval.config import EvalConfig, TimingConfig
-    from regrapht.eval.evaluator import Evaluator, ReferenceError, evaluate
+    from regrapht.eval.evaluator import Evaluator, ReferenceError, SandboxUnavailable, evaluate
     from regrapht.eval.record import STATUSES, CaseResult, Evaluation, hierarchical_reward
 
 

@@ -86,6 +86,10 @@ def flags_for(kind: Kind, source: str) -> list[str]:
             "shared",
             "-Xlinker",
             "--no-undefined",
+            # NVTX (which CUB includes) would otherwise build a loader that dlopens a profiler's
+            # injection library named by an environment variable: nothing a judged kernel needs,
+            # and exactly what the symbol screen refuses.
+            "-DNVTX_DISABLE",
             *libs,
         ]
     base = ["-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-Wl,--no-undefined"]

@@ -36,6 +36,13 @@ class EvalConfig:
     static_screen: bool = (
         True  # block candidates the screen flags (tests turn it off to reach runtime checks)
     )
+    # Read the built library's imported symbols and instructions (eval/symbols.py) before running it.
+    symbol_screen: bool = True
+    # Confine each candidate's worker with Landlock and seccomp where the kernel offers them
+    # (eval/sandbox.py); the record says which protections were active. With require_sandbox, an
+    # evaluator on a kernel without both refuses to start, and one whose sandbox fails stops.
+    sandbox: bool = True
+    require_sandbox: bool = False
     call_timeout_s: float = 20.0  # a call (or a timing round) with no progress for this long is a hang
     total_timeout_s: float = 300.0
     memory_limit_gib: float = 16.0  # host memory of one worker

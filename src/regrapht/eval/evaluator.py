@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 import regrapht
-from regrapht.eval import correctness, peaks, screen, toolchain
+from regrapht.eval import correctness, peaks, sandbox, screen, symbols, toolchain
 from regrapht.eval.compile import Compiler, CompileResult, Kind
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.cudart import CudaError
@@ -55,6 +55,10 @@ POISON = (0xFF, 0x7B)  # NaN / -1 in the first run, 1.3e36 / 0x7B7B7B7B in the s
 TARGETS = ("cuda", "cpu")
 
 
+class SandboxUnavailable(RuntimeError):
+    """`EvalConfig.require_sandbox` is set and the OS sandbox cannot be had (or broke the harness)."""
+
+
 class ReferenceError(RuntimeError):
     """The task's own reference failed: the task is broken, not the candidate."""
 
@@ -74,6 +78,7 @@ class _Run:
     bench_error: ReferenceError | None = None
     # Timed outputs the parent judged in the worker's device memory, by (lib, input set).
     device_verdicts: dict[tuple[str, Any], DeviceVerdict] = field(default_factory=dict)
+    sandbox: dict[str, Any] = field(default_factory=dict)  # what confined the worker (record's field)
 
 
 @dataclass
@@ -183,6 +188,18 @@ class Evaluator:
         self._device_judge_off: str | None = None  # why the parent does not judge on the device
         self._device_judge_lock = threading.Lock()
         self._serial_timing = threading.Lock()  # bench builds side by side, their serial timings one by one
+        # Why candidates run unconfined: turned off, or the sandbox broke the harness's own calls on
+        # this machine (then every later candidate runs without it, and its record says why).
+        self._sandbox_off: str | None = None if self.config.sandbox else "turned off (EvalConfig.sandbox)"
+        self._symbol_findings: dict[str, list[screen.Finding]] = {}
+        self._symbol_lock = threading.Lock()
+        if self.config.require_sandbox:
+            offered = sandbox.probe()
+            if not (offered["landlock"] and offered["seccomp"]):
+                shutil.rmtree(self.workdir, ignore_errors=True)
+                raise SandboxUnavailable(
+                    f"EvalConfig.require_sandbox is set, but this kernel cannot confine workers: {offered['reason']}"
+                )
 
     def close(self) -> None:
         with self._bench_lock:
@@ -305,15 +322,35 @@ class Evaluator:
         extra = dict(baselines)
         if target == "cuda" and self.config.compare_naive and task.naive_path is not None:
             extra.setdefault("naive", task.naive_source() or "")
+        built = submit(source, kind)
+        if self.config.symbol_screen:
+            # Screened on the compile pool as the build ends (binutils take some milliseconds), not
+            # on the device's critical path.
+            built.add_done_callback(
+                lambda future: future.exception() or self._library_findings(future.result(), target)
+            )
         return _Prepared(
             task,
             source,
             target,
             findings,
-            submit(source, kind),
+            built,
             {name: submit(code, kind) for name, code in extra.items()},
             started,
         )
+
+    def _library_findings(self, compiled: CompileResult, target: str) -> list[screen.Finding]:
+        """The symbol screen's findings for a built library, computed once per library and target."""
+        if not compiled.ok or compiled.library is None:
+            return []
+        key = f"{target}:{compiled.library}"
+        with self._symbol_lock:
+            known = self._symbol_findings.get(key)
+        if known is None:
+            known = symbols.screen_library(compiled.library, target)
+            with self._symbol_lock:
+                self._symbol_findings[key] = known
+        return known
 
     def _submitter(self, task: Task):
         params, names = _params(task), [a.name for a in task.args]
@@ -341,6 +378,15 @@ class Evaluator:
             ev.status, ev.message = "compile_error", compiled.diagnostics
             ev.reward = hierarchical_reward(ev.status, None)
             return self._done(ev, p)
+        if self.config.symbol_screen:
+            imported = self._library_findings(compiled, p.target)
+            if imported:
+                ev.screen += [f.to_dict() for f in imported]
+                ev.status = "integrity_violation"
+                ev.message = "symbol screen of the built library: " + "; ".join(
+                    f.describe() for f in imported[:3]
+                )
+                return self._done(ev, p)
         libs = {"candidate": compiled.library}
         for name, future in p.baselines.items():
             result: CompileResult = future.result()
@@ -355,6 +401,7 @@ class Evaluator:
         tests = self._test_reference(task)
         ev.seconds["reference"] = time.perf_counter() - t0
         run = self._run_candidate(task, p.target, libs, tests)
+        ev.sandbox = run.sandbox
         ev.seconds["worker"] = run.outcome.seconds
         ev.seconds.update(_phases(run.outcome))
         if run.bench is not None:
@@ -691,6 +738,7 @@ class Evaluator:
         )
         job["await_timing"] = self.config.timing
         job["device_check"] = self._device_check_library() if self._uses_device_check(task, target) else None
+        job["sandbox"] = self._sandbox_spec(task, job, job_dir)
         run = _Run(job_dir=job_dir)
         checker = load_checker(task)
         first_runs: dict[int, dict[str, Any]] = {}
@@ -755,12 +803,51 @@ class Evaluator:
         finally:
             if uses_cuda:
                 self._open_spare_context()
+        report = run.outcome.last("sandbox")
+        if job["sandbox"] is not None and report is not None and report.get("broken"):
+            # Before any candidate code loaded, the harness's own calls failed inside the sandbox:
+            # this machine's fault, never the candidate's. It runs again unconfined (unless required).
+            self._sandbox_broke(str(report["broken"]))
+            shutil.rmtree(job_dir, ignore_errors=True)
+            return self._run_candidate(task, target, libs, tests)
+        if job["sandbox"] is not None and report is None and run.outcome.last("hello") is not None:
+            self._sandbox_broke("the worker sent no sandbox report: it ended while entering the sandbox")
+            shutil.rmtree(job_dir, ignore_errors=True)
+            return self._run_candidate(task, target, libs, tests)
+        if report is not None:
+            run.sandbox = {k: report.get(k) for k in ("landlock", "seccomp", "reason")}
+            if job["sandbox"].get("require") and not (report.get("landlock") and report.get("seccomp")):
+                raise SandboxUnavailable(
+                    f"EvalConfig.require_sandbox is set, but the worker could not be confined: {report.get('reason')}"
+                )
+        else:
+            run.sandbox = {"landlock": None, "seccomp": False, "reason": self._sandbox_off}
         hello = run.outcome.last("hello")
         if uses_cuda and hello and "bandwidth_bytes_per_s" in hello and self._device is None:
             self._device = hello
         if run.bench_error is not None:
             raise run.bench_error
         return run
+
+    def _sandbox_spec(self, task: Task, job: dict[str, Any], job_dir: Path) -> dict[str, Any] | None:
+        """What the worker may read (its inputs, its libraries; the system's libraries it adds itself)
+        and write (its scratch), or None when candidates run unconfined."""
+        if self._sandbox_off is not None:
+            return None
+        libraries = [*job["libs"].values(), job.get("device_check") or ""]
+        read = [str(self._task_dir(task))] + [str(Path(lib).parent) for lib in libraries if lib]
+        if job["libcudart"]:
+            read.append(str(Path(job["libcudart"]).parent))
+        cuda_home = toolchain.cuda_home()
+        if cuda_home is not None:
+            read.append(str(cuda_home))
+        return {"read": read, "write": [job["out_dir"]], "require": self.config.require_sandbox}
+
+    def _sandbox_broke(self, problem: str) -> None:
+        reason = f"the sandbox broke the harness's own calls on this machine, so candidates run unconfined: {problem}"
+        if self.config.require_sandbox:
+            raise SandboxUnavailable(f"EvalConfig.require_sandbox is set, but {reason}")
+        self._sandbox_off = reason
 
     def _device_check_build(self) -> Future:
         if self._device_check is None:  # a racing second submit joins the first compile
@@ -902,6 +989,11 @@ class Evaluator:
         error = outcome.last("error")
         if error:
             return f"{error['kind']}: {error['text']}"
+        if outcome.signal_name == "SIGSYS" and outcome.last("sandbox"):
+            return (
+                f"the sandbox stopped the process{where}: it made a system call a candidate may not make "
+                "(creating a process, tracing or reaching into another one)"
+            )
         if outcome.signal_name:
             return f"the process was killed by {outcome.signal_name}{where}"
         if outcome.channel_error:
@@ -934,6 +1026,8 @@ class Evaluator:
         failed = sorted((c for c in ev.cases if c.status != "correct"), key=lambda c: RANK[c.status])
         if crash:
             ev.status = "timeout" if outcome.timed_out else "runtime_error"
+            if outcome.signal_name == "SIGSYS" and outcome.last("sandbox"):
+                ev.status = "integrity_violation"
             ev.message = crash
         elif failed:
             ev.status, ev.message = failed[0].status, f"{failed[0].message} [{failed[0].label}]"
@@ -1258,6 +1352,10 @@ def _phases(outcome: WorkerOutcome) -> dict[str, float]:
         if "context_s" in hello:
             # A spare created its context before its job came, after the previous worker had exited.
             phases["cuda_context_ahead" if hello.get("spare") else "cuda_context"] = hello["context_s"]
+    sandbox_report = outcome.last("sandbox")
+    if sandbox_report and "seconds" in sandbox_report:
+        # Entering the sandbox and checking the harness still works inside it, before the library loads.
+        phases["sandbox"] = sandbox_report["seconds"]
     if "loaded" in stamps and last_case is not None:
         phases["correctness"] = last_case - stamps["loaded"]
     if "ready_for_timing" in stamps and "timing_ready" in stamps:

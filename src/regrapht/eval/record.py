@@ -48,6 +48,9 @@ class Evaluation:
     fingerprint: dict[str, Any] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     output_head: str = ""
+    # The OS protections the candidate's worker ran under: {"landlock": ABI or None, "seccomp": bool,
+    # "reason": why one is missing, or None}; empty when the candidate never ran.
+    sandbox: dict[str, Any] = field(default_factory=dict)
     version: int = 1
 
     @property

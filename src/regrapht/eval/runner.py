@@ -64,6 +64,16 @@ def _rss_bytes(pid: int) -> int:
     return 0
 
 
+def _worker_env(env: dict[str, str] | None) -> dict[str, str]:
+    """The environment with this regrapht's folder first on PYTHONPATH: the worker must run the same
+    code as the evaluator that judges its messages, even where PYTHONPATH is relative and the working
+    folder has moved, or another regrapht is installed."""
+    env = dict(os.environ if env is None else env)
+    package_root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([package_root, *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]])
+    return env
+
+
 def _spawn(first: str, after_fd: list[str], env: dict[str, str] | None) -> tuple[subprocess.Popen, int]:
     """The worker's command line is `FIRST CHANNEL_FD [...]`: a job file, or `--spare` and a library."""
     read_fd, write_fd = os.pipe()
@@ -74,7 +84,7 @@ def _spawn(first: str, after_fd: list[str], env: dict[str, str] | None) -> tuple
         stderr=subprocess.STDOUT,
         pass_fds=(write_fd,),
         start_new_session=True,
-        env=env,
+        env=_worker_env(env),
     )
     os.close(write_fd)
     return proc, read_fd

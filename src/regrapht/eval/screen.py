@@ -36,7 +36,8 @@ class Finding:
         return asdict(self)
 
     def describe(self) -> str:
-        return f"line {self.line}: `{self.excerpt}` {self.message} [{self.rule}]"
+        where = f"line {self.line}: " if self.line else ""  # line 0: found in the built library
+        return f"{where}`{self.excerpt}` {self.message} [{self.rule}]"
 
 
 @functools.cache

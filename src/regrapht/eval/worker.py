@@ -387,6 +387,49 @@ class Worker:
         rt.free(b)
         return best
 
+    def confine(self) -> bool:
+        """Enter the OS sandbox the job asks for, once this process's own setup is done (the CUDA
+        context and its device files, the driver's threads) and before any candidate code is loaded.
+        Reports what took effect; False when the job must not go on (the harness's own calls fail
+        inside the sandbox, or the job requires a protection this kernel lacks)."""
+        spec = self.job.get("sandbox")
+        if not spec:
+            return True
+        from regrapht.eval import sandbox
+
+        os.chdir(self.out_dir)  # a candidate's relative paths land in its scratch
+        began = time.perf_counter()
+        report = sandbox.confine(spec["read"], spec["write"])
+        broken = self._harness_works() if report["landlock"] or report["seccomp"] else None
+        report["seconds"] = round(time.perf_counter() - began, 6)  # entering it and the check after
+        self.channel.send(event="sandbox", **report, broken=broken)
+        missing = spec.get("require") and not (report["landlock"] and report["seccomp"])
+        return not broken and not missing
+
+    def _harness_works(self) -> str | None:
+        """What the harness does after this point, once, inside the sandbox: write, read and remove a
+        file in its scratch, start a thread, and (cuda) allocate, fill, synchronize and free device
+        memory. The error text when any of it fails: the sandbox, not a candidate, broke it."""
+        import threading
+
+        try:
+            probe = self.out_dir / ".sandbox-probe"
+            probe.write_bytes(b"ok")
+            if probe.read_bytes() != b"ok":
+                return "a file written in the scratch read back differently"
+            probe.unlink()
+            thread = threading.Thread(target=lambda: None)
+            thread.start()
+            thread.join()
+            if self.rt is not None:
+                ptr = self.rt.malloc(1 << 20)
+                self.rt.memset(ptr, 0, 1 << 20)
+                self.rt.check(self.rt.synchronize(), "synchronizing inside the sandbox")
+                self.rt.free(ptr)
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"[:500]
+        return None
+
     def load(self) -> None:
         for name, path in self.job["libs"].items():
             lib = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
@@ -903,6 +946,10 @@ def main(argv: list[str] | None = None) -> int:
     worker = Worker(job, channel, ready if job["uses_cuda"] else None)
     try:
         worker.start()
+        if not worker.confine():
+            # Reported in the `sandbox` message; the parent decides (run again unconfined, or stop).
+            channel.send(event="done", messages=channel.count + 1)
+            os._exit(4)
         worker.load()
         if job["cases"]:
             worker.run_cases()
