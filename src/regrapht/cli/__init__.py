@@ -7,6 +7,8 @@ import importlib
 
 import typer
 
+from regrapht.cli.helptext import reflow_help
+
 app = typer.Typer(
     name="regrapht",
     help=(
@@ -31,6 +33,7 @@ COMMAND_MODULES = (
 
 for _name in COMMAND_MODULES:
     importlib.import_module(_name).register(app)
+reflow_help(app)
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ graph_app = typer.Typer(
     no_args_is_help=True,
 )
 
-GRAPH_HELP = "A graph file. Default: the shipped graph for the target (regrapht/data/graphs/TARGET.json)."
+GRAPH_HELP = "A graph file. Default: the shipped graph of the target."
 
 
 def register(app: typer.Typer) -> None:

@@ -24,7 +24,7 @@ from regrapht.llm import (
 )
 from regrapht.store import RunStore
 
-MODEL_HELP = "Model spec, e.g. openai:qwen2.5-coder-7b@http://localhost:8000/v1 (see `regrapht llm --help`)."
+MODEL_HELP = "Model spec, e.g. openai:NAME@URL for an OpenAI-compatible server (see `regrapht llm --help`)."
 
 
 def _group_help() -> str:

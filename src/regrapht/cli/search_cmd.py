@@ -12,11 +12,11 @@ from rich.console import Console
 
 TARGET_HELP = "cuda (nvcc, needs a GPU) or cpu (OpenMP C++ with g++, runs anywhere)."
 GRAPH_HELP = (
-    "The ReGraph file. Default: the shipped graph for the target (regrapht/data/graphs/TARGET.json). "
+    "The ReGraph file. Default: the shipped graph of the target. "
     "Needed by mcgs, walk, greedy and rag, and by the offline policy."
 )
 MODEL_HELP = (
-    "The model spec (see `regrapht llm --help`), e.g. openai:qwen2.5-coder-7b@http://localhost:8000/v1, "
+    "The model spec (see `regrapht llm --help`), e.g. openai:NAME@URL for an OpenAI-compatible server, "
     "or `offline` for the offline policy that replays the graph's recorded steps (no model; for measuring "
     "search algorithms)."
 )
@@ -214,7 +214,7 @@ def optimize_command(
         "--out",
         "-o",
         file_okay=False,
-        help="Output folder. Default: regrapht-runs/TASK-STRATEGY-sSEED.",
+        help="Output folder. Default: TASK-STRATEGY-sSEED under regrapht-runs.",
     ),
     store: Path = typer.Option(
         None, "--store", dir_okay=False, help="The run store (SQLite). Default: OUT/run.sqlite."
@@ -254,11 +254,11 @@ def optimize_command(
     from its call cache and evaluations from its evaluation table. Exit status: 0 when a correct kernel
     was found, 1 when none was, 2 on errors.
 
-    Examples:
+    Examples (the graph defaults to the shipped one for the target):
 
-      regrapht optimize saxpy --model openai:qwen2.5-coder-7b@http://localhost:8000/v1 --graph g.json
+      regrapht optimize saxpy --model offline --target cpu --budget 6
 
-      regrapht optimize saxpy --model offline --target cpu --graph cpu.json --budget 8
+      regrapht optimize saxpy --model openai:qwen@http://localhost:8000/v1
     """
     from regrapht.eval import Evaluator, ReferenceError
     from regrapht.llm.errors import ModelError
@@ -425,11 +425,12 @@ def bench_command(
     pass@k, speedup@k, speedup_max@k, fast_p, the geometric-mean speedup and compile/correctness rates,
     by difficulty and category, with the model-call, token and GPU-second cost.
 
-    Runs are resumable: run the same command again after an interruption. Examples:
+    Runs are resumable: run the same command again after an interruption. Examples (the graph defaults
+    to the shipped one for the target):
 
-      regrapht bench --split test --strategy mcgs --model openai:qwen@http://localhost:8000/v1 --samples 5 --out runs/mcgs
+      regrapht bench --split train -s walk -m offline -t cpu -o runs/walk
 
-      regrapht bench --split train --strategy walk --model offline --target cpu --graph cpu.json --out runs/walk
+      regrapht bench -m openai:qwen@http://localhost:8000/v1 -k 5 -o runs/mcgs
     """
     from regrapht.bench.report import print_bench
     from regrapht.bench.runner import run_bench, write_bench
