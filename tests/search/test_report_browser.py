@@ -127,3 +127,31 @@ def test_pages_escape_what_they_show(search_result):
     search_result.attempts[-1].status = "wrong_answer"
     page = render_optimize(search_result)
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
+
+
+def test_cpu_runs_are_not_labelled_gpu_seconds(search_result, bench_results):
+    import copy
+
+    from rich.console import Console
+
+    from regrapht.bench.report import print_bench, print_compare
+
+    def printed(show, *args) -> str:
+        console = Console(record=True, width=200)
+        show(console, *args)
+        return console.export_text()
+
+    cpu_views = {
+        "optimize page": render_optimize(search_result),
+        "bench page": render_bench(bench_results),
+        "compare page": render_compare([bench_results], ["cpu"]),
+        "bench table": printed(print_bench, bench_results),
+        "report table": printed(print_compare, [bench_results], ["cpu"]),
+    }
+    for name, text in cpu_views.items():
+        assert "GPU-s" not in text and "gpu-seconds" not in text, name
+        assert "worker-seconds" in text, name
+    cuda = copy.deepcopy(bench_results)
+    cuda["config"]["target"] = "cuda"
+    assert "GPU-seconds" in render_bench(cuda) and "GPU-seconds" in printed(print_bench, cuda)
+    assert "GPU-seconds" in printed(print_compare, [cuda], ["cuda"])

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from regrapht.search.report import report_env
+from regrapht.search.report import report_env, seconds_label
 from regrapht.search.svg import bar_chart, histogram, line_chart
 
 FAST_CURVE_POINTS = 40
@@ -166,7 +166,8 @@ def compare_rows(runs: Sequence[dict[str, Any]]) -> list[tuple[str, list[Any]]]:
             )
         )
     for key in ("generations", "tokens", "gpu_seconds", "evaluations"):
-        rows.append((key.replace("_", "-"), [_get(r, "metrics", "overall", "cost", key) for r in runs]))
+        name = seconds_label(r["config"]["target"] for r in runs) if key == "gpu_seconds" else key
+        rows.append((name, [_get(r, "metrics", "overall", "cost", key) for r in runs]))
     return rows
 
 
@@ -274,7 +275,7 @@ def print_bench(console: Any, results: dict[str, Any]) -> None:
     console.print(table)
     cost = m["overall"]["cost"]
     console.print(
-        f"cost: {cost['generations']} generations, {cost['tokens']} tokens, {cost['gpu_seconds']:.1f} GPU-seconds, "
+        f"cost: {cost['generations']} generations, {cost['tokens']} tokens, {cost['gpu_seconds']:.1f} {seconds_label(results['config']['target'])}, "
         f"{cost['evaluations']} evaluations"
     )
 

@@ -359,8 +359,9 @@ def _print_result(console: Console, result: Any, out_dir: Path, report: Path) ->
         path = " -> ".join(["start"] + [a.method or a.kind for a in result.path()])
         console.print(f"path: {path}")
     s = result.spent
-    # the budget's "GPU-seconds" are evaluator worker seconds, which run on the CPU for the cpu target
-    seconds = "GPU-seconds" if result.target == "cuda" else "worker-seconds"
+    from regrapht.search.report import seconds_label
+
+    seconds = seconds_label(result.target)
     console.print(
         f"spent: {s.generations} generations ({s.failed_generations} without code), {s.tokens} tokens, "
         f"{s.gpu_seconds:.2f} {seconds}, {s.evaluations} evaluations ({s.evaluations_reused} from the store); "
@@ -423,7 +424,8 @@ def bench_command(
     """Run a strategy over a task suite and compute its metrics.
 
     pass@k, speedup@k, speedup_max@k, fast_p, the geometric-mean speedup and compile/correctness rates,
-    by difficulty and category, with the model-call, token and GPU-second cost.
+    by difficulty and category, with the model-call, token and evaluator-time cost (GPU-seconds on
+    cuda, worker-seconds on cpu).
 
     Runs are resumable: run the same command again after an interruption. Examples (the graph defaults
     to the shipped one for the target):
