@@ -264,8 +264,8 @@ def optimize_command(
     from regrapht.llm.errors import ModelError
     from regrapht.search.budget import Budget
     from regrapht.search.evaluate import EvalService
+    from regrapht.search.folder import REPORT_FILE, write_optimize_folder
     from regrapht.search.offline import is_offline_spec
-    from regrapht.search.report import write_optimize_report
     from regrapht.search.session import SearchJob, evaluation_records, open_search_model, run_searches
     from regrapht.search.store import SearchStore
     from regrapht.store import RunStore
@@ -322,18 +322,8 @@ def optimize_command(
             raise _model_failed(exc, store_path) from None
         finally:
             chat.close()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    record = result.to_dict()
-    path_keys = [a.eval_key for a in result.path()] if result.best is not None else []
-    record["evaluations"] = {k: records[k] for k in path_keys if k in records}
-    if meta["offline"]:
-        record["label"] = meta["label"]
-    (out_dir / "result.json").write_text(json.dumps(record, indent=1, default=float) + "\n", encoding="utf-8")
-    if result.best_code is not None:
-        (out_dir / f"best.{'cu' if target == 'cuda' else 'cpp'}").write_text(
-            result.best_code, encoding="utf-8"
-        )
-    report = write_optimize_report(result, out_dir / "report.html", records)
+    record = write_optimize_folder(out_dir, result, records, meta["label"] if meta["offline"] else None)
+    report = out_dir / REPORT_FILE
     if as_json:
         sys.stdout.write(json.dumps(record, indent=1, default=float) + "\n")
     else:
@@ -367,10 +357,10 @@ def _print_result(console: Console, result: Any, out_dir: Path, report: Path) ->
         f"{s.gpu_seconds:.2f} {seconds}, {s.evaluations} evaluations ({s.evaluations_reused} from the store); "
         f"stopped: {result.stopped}"
     )
-    best_file = (
-        f", {out_dir / ('best.cu' if result.target == 'cuda' else 'best.cpp')}" if best is not None else ""
-    )
-    console.print(f"wrote {out_dir / 'result.json'}, {report}{best_file}")
+    from regrapht.search.folder import RESULT_FILE, best_file
+
+    best_path = f", {best_file(out_dir, result.target)}" if best is not None else ""
+    console.print(f"wrote {out_dir / RESULT_FILE}, {report}{best_path}")
 
 
 # ------------------------------------------------------------------------------------------ bench
@@ -525,7 +515,11 @@ def bench_command(
 def report_command(
     runs: list[Path] = typer.Argument(..., help="Bench output folders (each with results.json)."),
     out: Path = typer.Option(
-        None, "--out", "-o", dir_okay=False, help="The comparison page. Default: compare.html here."
+        None,
+        "--out",
+        "-o",
+        dir_okay=False,
+        help="The comparison page. Default: compare.html in the folder that holds the first run.",
     ),
     names: str = typer.Option(
         None, "--names", help="Comma-separated column names. Default: the folder names."
@@ -533,18 +527,46 @@ def report_command(
 ) -> None:
     """Compare bench runs side by side: a terminal table and an HTML page with charts.
 
-    With one folder, its report.html is rendered again from its results.json.
+    With one bench folder, its report.html is rendered again from its results.json. With one optimize
+    folder (written by `regrapht optimize`), its report.html is rendered again from its result.json.
     """
     from regrapht.bench.report import print_compare, render_bench, write_compare
-    from regrapht.bench.runner import REPORT_FILE, load_results
+    from regrapht.bench.runner import REPORT_FILE, RESULTS_FILE, load_results
+    from regrapht.search.folder import RESULT_FILE, is_optimize_folder, rerender_optimize_report
 
+    optimize_runs = [d for d in runs if is_optimize_folder(d) and not (d / RESULTS_FILE).is_file()]
+    if optimize_runs:
+        if len(runs) == 1 and out is None:
+            try:
+                page = rerender_optimize_report(runs[0])
+            except ValueError as exc:
+                raise _fail(str(exc)) from None
+            Console(highlight=False).print(
+                f"{runs[0]} is an optimize run: rendered its page again from {RESULT_FILE}\nwrote {page}"
+            )
+            return
+        raise _fail(
+            f"{optimize_runs[0]} is an optimize run ({RESULT_FILE}), not a bench run: `regrapht report` compares "
+            f"the folders `regrapht bench --out DIR` writes. Its own page is {optimize_runs[0] / REPORT_FILE}; "
+            f"`regrapht report {optimize_runs[0]}` alone renders it again."
+        )
     loaded = []
     for d in runs:
+        if not d.exists():
+            raise _fail(f"{d}: no such folder")
+        if d.is_dir() and not (d / RESULTS_FILE).is_file():
+            inside = sorted(str(sub) for sub in d.iterdir() if (sub / RESULTS_FILE).is_file())
+            raise _fail(
+                f"{d} holds no {RESULTS_FILE}: `regrapht report` reads the folders `regrapht bench --out DIR` writes"
+                + (f"; these folders in it do: {' '.join(inside)}" if inside else "")
+            )
         try:
             loaded.append(load_results(d))
-        except (OSError, ValueError, json.JSONDecodeError) as exc:
+        except json.JSONDecodeError as exc:
+            raise _fail(f"{d}: {RESULTS_FILE} is not valid JSON ({exc})") from None
+        except (OSError, ValueError) as exc:
             raise _fail(f"{d}: {exc}") from None
-    labels = [x.strip() for x in names.split(",")] if names else [d.name or str(d) for d in runs]
+    labels = [x.strip() for x in names.split(",")] if names else [d.resolve().name or str(d) for d in runs]
     if len(labels) != len(loaded):
         raise _fail(f"--names gives {len(labels)} names for {len(loaded)} runs")
     console = Console(highlight=False)
@@ -553,5 +575,11 @@ def report_command(
         page = (runs[0] if runs[0].is_dir() else runs[0].parent) / REPORT_FILE
         page.write_text(render_bench(loaded[0]), encoding="utf-8")
     else:
-        page = write_compare(out or Path("compare.html"), loaded, labels)
+        page = write_compare(out or _beside_first_run(runs[0]) / "compare.html", loaded, labels)
     console.print(f"wrote {page}")
+
+
+def _beside_first_run(first: Path) -> Path:
+    """The folder that holds the first run's folder (where its siblings usually are)."""
+    folder = first if first.is_dir() else first.parent
+    return folder.resolve().parent
