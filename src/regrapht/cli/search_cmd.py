@@ -194,6 +194,46 @@ def _model_failed(exc: Exception, store_path: Path) -> typer.Exit:
     )
 
 
+def _check_model_spec(spec: str) -> None:
+    """Refuse a malformed model spec before anything is written (no empty run store is left behind)."""
+    from regrapht.llm.errors import ModelSpecError
+    from regrapht.llm.spec import parse_model_spec
+    from regrapht.search.offline import is_offline_spec
+
+    if is_offline_spec(spec):
+        graph_file = spec.strip()[len("offline") :].lstrip(":").strip()
+        if graph_file and not Path(graph_file).is_file():
+            raise _fail(f"cannot open the model: {spec!r} names no graph file {graph_file}")
+        return
+    try:
+        parse_model_spec(spec)
+    except ModelSpecError as exc:
+        raise _fail(f"cannot open the model: {exc}") from None
+
+
+def _unwritten(path: Path) -> list[Path]:
+    """`path` and those of its parent folders that do not exist yet, innermost first."""
+    missing = []
+    for p in [path, *path.parents]:
+        if p.exists():
+            break
+        missing.append(p)
+    return missing
+
+
+def _remove_unused(created: list[Path]) -> None:
+    """Remove a run store (with SQLite's side files) and the folders made for it, when a run could
+    not start: a model that cannot be opened leaves nothing behind."""
+    store, *folders = created
+    for p in (store, *(store.with_name(store.name + s) for s in ("-wal", "-shm", "-journal"))):
+        p.unlink(missing_ok=True)
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty: something else is in it now
+            break
+
+
 # ------------------------------------------------------------------------------------------ optimize
 
 
@@ -281,14 +321,19 @@ def optimize_command(
     g, g_info = _graph(graph, target, strat.needs_graph or is_offline_spec(model))
     if start not in ("serial", "naive"):
         raise _fail("--start must be serial or naive")
+    _check_model_spec(model)
     out_dir = out or Path("regrapht-runs") / f"{task_obj.id}-{strat.name}-s{seed}"
     store_path = store or out_dir / "run.sqlite"
     run_budget = Budget(budget or strat.default_budget, gpu_seconds, tokens)
     config = _eval_config(eval_budget, eval_seeds)
+    created = _unwritten(store_path)
     with RunStore(store_path) as run_store:
         try:
             chat, meta = open_search_model(model, graph=g, store=run_store)
         except Exception as exc:  # model specs and servers report their own problems
+            run_store.close()
+            if created:
+                _remove_unused(created)
             raise _fail(f"cannot open the model: {exc}") from None
         if meta["offline"]:
             err.print(f"[bold yellow]{meta['label']}[/]")
@@ -460,12 +505,17 @@ def bench_command(
         k_values = sorted({int(x) for x in ks.split(",") if x.strip()})
     except ValueError:
         raise _fail(f"--ks must be comma-separated integers, not {ks!r}") from None
+    _check_model_spec(model)
     run_budget = Budget(budget or strat.default_budget, gpu_seconds, tokens)
     store_path = store or out / "bench.sqlite"
+    created = _unwritten(store_path)
     with RunStore(store_path) as run_store:
         try:
             chat, meta = open_search_model(model, graph=g, store=run_store)
-        except Exception as exc:
+        except Exception as exc:  # model specs and servers report their own problems
+            run_store.close()
+            if created:
+                _remove_unused(created)
             raise _fail(f"cannot open the model: {exc}") from None
         if meta["offline"]:
             err.print(f"[bold yellow]{meta['label']}[/]")
