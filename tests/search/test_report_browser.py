@@ -155,3 +155,29 @@ def test_cpu_runs_are_not_labelled_gpu_seconds(search_result, bench_results):
     cuda["config"]["target"] = "cuda"
     assert "GPU-seconds" in render_bench(cuda) and "GPU-seconds" in printed(print_bench, cuda)
     assert "GPU-seconds" in printed(print_compare, [cuda], ["cuda"])
+
+
+def test_bench_and_compare_tables_cut_nothing_at_80_columns(bench_results):
+    import copy
+
+    from rich.console import Console
+
+    from regrapht.bench.report import print_bench, print_compare
+
+    wide = copy.deepcopy(bench_results)  # two baselines and a long category, as a cuda run on the suite has
+    m = wide["metrics"]
+    m["baselines"] = ["serial", "naive"]
+    for g in [m["overall"], *m["by_difficulty"].values(), *m["by_category"].values()]:
+        g["speedup"]["naive"] = g["speedup"]["serial"]
+    m["by_category"]["sparse_linear_algebra"] = m["by_category"].pop(next(iter(m["by_category"])))
+    for show, args in ((print_bench, (wide,)), (print_compare, ([wide, wide], ["mcgs-qwen-7b", "walk-qwen-7b"]))):
+        console = Console(record=True, width=80)
+        show(console, *args)
+        text = console.export_text()
+        assert "…" not in text, text
+        assert all(len(line) <= 80 for line in text.splitlines())
+    console = Console(record=True, width=80)
+    print_bench(console, wide)
+    lines = console.export_text().splitlines()
+    for whole in ("pass@1", "pass@2", "compiled", "correct", "speedup@1", "fast_1", "geomean", "sparse_linear_algebra"):
+        assert any(whole in line.split() for line in lines), whole

@@ -7,9 +7,8 @@ import json
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
-from regrapht import doctor
+from regrapht import doctor, tables
 
 
 def register(app: typer.Typer) -> None:
@@ -22,9 +21,11 @@ def doctor_command(as_json: bool = typer.Option(False, "--json", help="Print the
     if as_json:
         print(json.dumps([c.to_dict() for c in checks], indent=2))
         return
-    table = Table(title="regrapht doctor", title_justify="left")
-    for column in ("check", "status", "detail", "needed for", "fix"):
-        table.add_column(column)
+    table = tables.table("regrapht doctor")
+    tables.key_column(table, "check")
+    tables.name_column(table, "status")
+    for column in ("detail", "needed for", "fix"):
+        tables.text_column(table, column)
     for c in checks:
         table.add_row(
             escape(c.name),

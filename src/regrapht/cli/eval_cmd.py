@@ -7,8 +7,8 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
+from regrapht import tables
 from regrapht.eval import EvalConfig, Evaluation, Evaluator, ReferenceError, TimingConfig, toolchain
 from regrapht.tasks import TaskError, find_task
 
@@ -157,9 +157,10 @@ def print_evaluation(console: Console, ev: Evaluation) -> None:
             + (f", max relative error {max(c.max_rel_error for c in ev.cases):.2e}" if passed else "")
         )
     if ev.timings:
-        table = Table(title="timing (median over interleaved calls, cold L2)", title_justify="left")
-        for column in ("kernel", "median ms", "IQR ms", "calls", "speedup of candidate", "95% CI"):
-            table.add_column(column, justify="right" if column != "kernel" else "left")
+        table = tables.table("timing (median over interleaved calls, cold L2)")
+        tables.key_column(table, "kernel")
+        for column in ("median ms", "IQR ms", "calls", "speedup of candidate", "95% CI"):
+            tables.number_column(table, column)
         for name, t in sorted(ev.timings.items(), key=lambda kv: kv[0] != "candidate"):
             s = ev.speedups.get(name)
             table.add_row(
