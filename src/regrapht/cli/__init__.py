@@ -14,7 +14,7 @@ app = typer.Typer(
     help=(
         "Turn serial C++ into fast, verified CUDA with small local models.\n\n"
         "Start with `regrapht doctor` to see what this machine can run, then "
-        "`regrapht eval TASK_DIR CANDIDATE` to judge a kernel."
+        "`regrapht eval TASK CANDIDATE` to judge a kernel."
     ),
     no_args_is_help=True,
     add_completion=False,
