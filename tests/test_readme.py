@@ -54,4 +54,4 @@ def test_the_default_run_leaves_out_the_slow_tests() -> None:
 
     pytest_config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     addopts = shlex.split(pytest_config["addopts"])
-    assert ["-m", "not slow"] == addopts[addopts.index("-m") : addopts.index("-m") + 2]
+    assert addopts[addopts.index("-m") : addopts.index("-m") + 2] == ["-m", "not slow"]
