@@ -46,8 +46,16 @@ def test_tasks_show_wraps_long_code_lines() -> None:
         assert "".join(line.split()) in shown, line
 
 
-def test_doctor_fits() -> None:
-    _fits(_run(["doctor"]))
+def test_doctor_fits_and_gives_each_fix_whole_on_one_line() -> None:
+    from regrapht import doctor
+
+    text = _run(["doctor"])
+    table, _, fixes = text.partition("to fix:")
+    _fits(table)
+    lines = [line.strip() for line in fixes.splitlines()]
+    for check in doctor.run_checks():
+        if not check.ok and check.fix:
+            assert f"{check.name}: {check.fix}" in lines, fixes  # copyable: not folded into a column
 
 
 def test_graph_stats_and_advise_fit() -> None:

@@ -24,7 +24,7 @@ def doctor_command(as_json: bool = typer.Option(False, "--json", help="Print the
     table = tables.table("regrapht doctor")
     tables.key_column(table, "check")
     tables.name_column(table, "status")
-    for column in ("detail", "needed for", "fix"):
+    for column in ("detail", "needed for"):
         tables.text_column(table, column)
     for c in checks:
         table.add_row(
@@ -32,6 +32,12 @@ def doctor_command(as_json: bool = typer.Option(False, "--json", help="Print the
             "[green]ok[/]" if c.ok else "[yellow]missing[/]",
             escape(c.detail),
             escape(c.required_for),
-            "" if c.ok else escape(c.fix),
         )
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    gaps = [c for c in checks if not c.ok and c.fix]
+    if gaps:
+        # below the table, one line each: a command folded into a narrow column cannot be copied
+        console.print("\n[bold]to fix:[/]")
+        for c in gaps:
+            console.print(f"  {escape(c.name)}: {escape(c.fix)}", soft_wrap=True)
