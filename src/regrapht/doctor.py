@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from regrapht.eval import toolchain
+from regrapht.install_hints import extra_install, torch_install
 
 
 @dataclass
@@ -109,32 +110,37 @@ def run_checks() -> list[Check]:
                 "--target cuda",
             )
         )
+    have_gpu = bool(gpus)
     torch = _version("torch")
     checks.append(
         Check(
             "torch",
             torch is not None,
             torch or "not installed",
-            "pip install 'regrapht[hf]' (needed only for in-process transformers models)",
+            f"{torch_install(have_gpu)} (needed only for in-process transformers models and embeddings)",
             "hf: models",
         )
     )
     for package, extra, purpose in (
         ("transformers", "hf", "hf: models"),
         ("vllm", "vllm", "vllm: models"),
-        ("tree-sitter-cuda", "graph", "method recognition"),
         ("sentence-transformers", "embed", "relabeling and retrieval by embeddings"),
     ):
         version = _version(package)
         checks.append(
-            Check(
-                package,
-                version is not None,
-                version or "not installed",
-                f"pip install 'regrapht[{extra}]'",
-                purpose,
-            )
+            Check(package, version is not None, version or "not installed", extra_install(extra, have_gpu), purpose)
         )
+    # a dependency of regrapht itself, not an extra: missing only from a broken install
+    version = _version("tree-sitter-cuda")
+    checks.append(
+        Check(
+            "tree-sitter-cuda",
+            version is not None,
+            version or "not installed",
+            "pip install tree-sitter tree-sitter-cuda (regrapht's own dependencies; reinstall regrapht)",
+            "method recognition",
+        )
+    )
     shm = Path("/dev/shm")
     free = shutil.disk_usage(shm).free if shm.is_dir() else 0
     checks.append(

@@ -22,6 +22,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow  # every step compiled and evaluated for real: about 30 s on 2 cores
 def test_cpu_build_with_real_evaluation() -> None:
     from regrapht.eval import EvalConfig, TimingConfig
     from regrapht.graph.verify import EvalVerifier

@@ -51,6 +51,7 @@ def test_target_decides_between_synonyms() -> None:
     assert r.label_one("vectorization", ReGraph("cpu")).method == "simd_vectorization"
 
 
+@pytest.mark.slow  # loads MiniLM and embeds the taxonomy: about 25 s on 2 cores
 def test_embedding_fallback_maps_paraphrases_and_keeps_new_methods(embedder) -> None:
     r = OfflineRelabeler(embedder=embedder)
     g = ReGraph("cuda")

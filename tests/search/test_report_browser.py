@@ -127,3 +127,57 @@ def test_pages_escape_what_they_show(search_result):
     search_result.attempts[-1].status = "wrong_answer"
     page = render_optimize(search_result)
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
+
+
+def test_cpu_runs_are_not_labelled_gpu_seconds(search_result, bench_results):
+    import copy
+
+    from rich.console import Console
+
+    from regrapht.bench.report import print_bench, print_compare
+
+    def printed(show, *args) -> str:
+        console = Console(record=True, width=200)
+        show(console, *args)
+        return console.export_text()
+
+    cpu_views = {
+        "optimize page": render_optimize(search_result),
+        "bench page": render_bench(bench_results),
+        "compare page": render_compare([bench_results], ["cpu"]),
+        "bench table": printed(print_bench, bench_results),
+        "report table": printed(print_compare, [bench_results], ["cpu"]),
+    }
+    for name, text in cpu_views.items():
+        assert "GPU-s" not in text and "gpu-seconds" not in text, name
+        assert "worker-seconds" in text, name
+    cuda = copy.deepcopy(bench_results)
+    cuda["config"]["target"] = "cuda"
+    assert "GPU-seconds" in render_bench(cuda) and "GPU-seconds" in printed(print_bench, cuda)
+    assert "GPU-seconds" in printed(print_compare, [cuda], ["cuda"])
+
+
+def test_bench_and_compare_tables_cut_nothing_at_80_columns(bench_results):
+    import copy
+
+    from rich.console import Console
+
+    from regrapht.bench.report import print_bench, print_compare
+
+    wide = copy.deepcopy(bench_results)  # two baselines and a long category, as a cuda run on the suite has
+    m = wide["metrics"]
+    m["baselines"] = ["serial", "naive"]
+    for g in [m["overall"], *m["by_difficulty"].values(), *m["by_category"].values()]:
+        g["speedup"]["naive"] = g["speedup"]["serial"]
+    m["by_category"]["sparse_linear_algebra"] = m["by_category"].pop(next(iter(m["by_category"])))
+    for show, args in ((print_bench, (wide,)), (print_compare, ([wide, wide], ["mcgs-qwen-7b", "walk-qwen-7b"]))):
+        console = Console(record=True, width=80)
+        show(console, *args)
+        text = console.export_text()
+        assert "…" not in text, text
+        assert all(len(line) <= 80 for line in text.splitlines())
+    console = Console(record=True, width=80)
+    print_bench(console, wide)
+    lines = console.export_text().splitlines()
+    for whole in ("pass@1", "pass@2", "compiled", "correct", "speedup@1", "fast_1", "geomean", "sparse_linear_algebra"):
+        assert any(whole in line.split() for line in lines), whole

@@ -12,7 +12,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from regrapht.search.report import report_env
+from regrapht import tables
+from regrapht.search.report import report_env, seconds_label
 from regrapht.search.svg import bar_chart, histogram, line_chart
 
 FAST_CURVE_POINTS = 40
@@ -166,7 +167,8 @@ def compare_rows(runs: Sequence[dict[str, Any]]) -> list[tuple[str, list[Any]]]:
             )
         )
     for key in ("generations", "tokens", "gpu_seconds", "evaluations"):
-        rows.append((key.replace("_", "-"), [_get(r, "metrics", "overall", "cost", key) for r in runs]))
+        name = seconds_label(r["config"]["target"] for r in runs) if key == "gpu_seconds" else key
+        rows.append((name, [_get(r, "metrics", "overall", "cost", key) for r in runs]))
     return rows
 
 
@@ -227,12 +229,10 @@ def fmt(v: Any) -> str:
 
 
 def print_compare(console: Any, runs: Sequence[dict[str, Any]], names: Sequence[str]) -> None:
-    from rich.table import Table
-
-    table = Table(title="regrapht runs side by side", title_justify="left")
-    table.add_column("metric")
+    table = tables.table("regrapht runs side by side")
+    tables.key_column(table, "metric")
     for n in names:
-        table.add_column(n, justify="right")
+        tables.number_column(table, n)
     for metric, values in compare_rows(runs):
         table.add_row(metric, *(fmt(v) for v in values))
     console.print(table)
@@ -241,40 +241,54 @@ def print_compare(console: Any, runs: Sequence[dict[str, Any]], names: Sequence[
             console.print(f"[yellow]{n}: {r.get('label')}[/]")
 
 
-def print_bench(console: Any, results: dict[str, Any]) -> None:
-    from rich.table import Table
+def _groups(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [("all", m["overall"])] + list(m["by_difficulty"].items()) + list(m["by_category"].items())
 
+
+def print_bench(console: Any, results: dict[str, Any]) -> None:
+    """The metrics as terminal tables: correctness, then speed over each baseline. One wide table
+    would not fit an 80-column terminal, and rich would cut its headers."""
     m = results["metrics"]
     if results.get("offline"):
         console.print(f"[bold yellow]{results.get('label')}[/]")
     ks = [str(k) for k in m["ks"]]
-    table = Table(
-        title=f"{_label(results)}: {m['overall']['tasks']} tasks, {m['overall']['samples']} samples",
-        title_justify="left",
+    table = tables.table(
+        f"{_label(results)}: {m['overall']['tasks']} tasks, {m['overall']['samples']} samples"
     )
-    table.add_column("tasks")
+    tables.key_column(table, "tasks")
     for k in ks:
-        table.add_column(f"pass@{k}", justify="right")
-    table.add_column("compiled", justify="right")
-    table.add_column("correct", justify="right")
+        tables.number_column(table, f"pass@{k}")
+    tables.number_column(table, "compiled")
+    tables.number_column(table, "correct")
+    for name, g in _groups(m):
+        table.add_row(
+            name, *(fmt(_get(g, "pass@k", k)) for k in ks), fmt(g["compile_rate"]), fmt(g["correct_rate"])
+        )
+    console.print(table)
     for b in m["baselines"]:
-        table.add_column(f"speedup@{ks[0]} ({b})", justify="right")
-        table.add_column(f"fast_1 ({b})", justify="right")
-        table.add_column(f"geomean ({b})", justify="right")
-    groups = [("all", m["overall"])] + list(m["by_difficulty"].items()) + list(m["by_category"].items())
-    for name, g in groups:
-        cells = [fmt(_get(g, "pass@k", k)) for k in ks] + [fmt(g["compile_rate"]), fmt(g["correct_rate"])]
-        for b in m["baselines"]:
-            cells += [
+        speed = tables.table(f"speedup over {b}")
+        tables.key_column(speed, "tasks")
+        for header in (f"speedup@{ks[0]}", "fast_1", "geomean"):
+            tables.number_column(speed, header)
+        for name, g in _groups(m):
+            speed.add_row(
+                name,
                 fmt(_get(g, "speedup", b, "speedup@k", ks[0])),
                 fmt(_get(g, "speedup", b, "fast_p", "1")),
                 fmt(_get(g, "speedup", b, "geomean_correct")),
-            ]
-        table.add_row(name, *cells)
-    console.print(table)
+            )
+        console.print(speed)
+    legend = "pass@k: share of tasks solved within k samples; compiled, correct: share of samples"
+    if m["baselines"]:
+        legend += (
+            f"; speedup@{ks[0]}: expected best speedup of {ks[0]} sample(s); fast_1: share of samples correct "
+            "and faster than the baseline; geomean: geometric mean over the correct samples"
+        )
+    console.print(f"[dim]{legend}.[/]")
     cost = m["overall"]["cost"]
     console.print(
-        f"cost: {cost['generations']} generations, {cost['tokens']} tokens, {cost['gpu_seconds']:.1f} GPU-seconds, "
+        f"cost: {cost['generations']} generations, {cost['tokens']} tokens, "
+        f"{cost['gpu_seconds']:.1f} {seconds_label(results['config']['target'])}, "
         f"{cost['evaluations']} evaluations"
     )
 

@@ -7,12 +7,14 @@ import importlib
 
 import typer
 
+from regrapht.cli.helptext import reflow_help
+
 app = typer.Typer(
     name="regrapht",
     help=(
         "Turn serial C++ into fast, verified CUDA with small local models.\n\n"
         "Start with `regrapht doctor` to see what this machine can run, then "
-        "`regrapht eval TASK_DIR CANDIDATE` to judge a kernel."
+        "`regrapht eval TASK CANDIDATE` to judge a kernel."
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -31,6 +33,7 @@ COMMAND_MODULES = (
 
 for _name in COMMAND_MODULES:
     importlib.import_module(_name).register(app)
+reflow_help(app)
 
 
 def main() -> None:

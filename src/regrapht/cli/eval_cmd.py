@@ -7,8 +7,8 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
+from regrapht import tables
 from regrapht.eval import EvalConfig, Evaluation, Evaluator, ReferenceError, TimingConfig, toolchain
 from regrapht.eval.evaluator import SandboxUnavailable
 from regrapht.tasks import TaskError, find_task
@@ -83,6 +83,7 @@ def eval_command(
     except (TaskError, FileNotFoundError) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from None
+    source = read_candidate(candidate, console)
     chosen = target or ("cuda" if candidate.suffix in (".cu", ".cuh") else "cpu")
     if chosen not in ("cuda", "cpu"):
         console.print(f"[red]error:[/] --target must be cuda or cpu, not {chosen!r}")
@@ -104,7 +105,6 @@ def eval_command(
         require_sandbox=require_sandbox,
         secret=bytes.fromhex(secret) if secret else None,
     )
-    source = candidate.read_text()
     try:
         with (
             Evaluator(config) as evaluator,
@@ -122,6 +122,35 @@ def eval_command(
     else:
         print_evaluation(Console(), result)
     raise typer.Exit(0 if result.correct else 1)
+
+
+def read_candidate(path: Path, console: Console) -> str:
+    """The candidate's source text; a file that is not UTF-8 text is a usage error (exit 2)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        console.print(f"[red]error:[/] cannot read {path}: {exc.strerror or exc}")
+        raise typer.Exit(2) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        console.print(
+            f"[red]error:[/] {path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "a candidate is C++ (--target cpu) or CUDA (--target cuda) source code",
+            highlight=False,
+        )
+        raise typer.Exit(2) from None
+
+
+def footer(ev: Evaluation) -> str:
+    """The machine and the tools that judged the candidate: the compiler of its target, never one it
+    did not use (a cpu evaluation records no nvcc)."""
+    fp = ev.fingerprint
+    parts = [fp.get("gpu") or fp.get("cpu") or "unknown machine"]
+    if ev.target == "cuda":
+        parts.append(f"nvcc {fp.get('nvcc') or 'not found'}")
+    parts += [fp.get("gxx") or "g++ not found", f"regrapht {fp.get('regrapht')}"]
+    return " | ".join(parts)
 
 
 def print_evaluation(console: Console, ev: Evaluation) -> None:
@@ -155,9 +184,10 @@ def print_evaluation(console: Console, ev: Evaluation) -> None:
             + (f", max relative error {max(c.max_rel_error for c in ev.cases):.2e}" if passed else "")
         )
     if ev.timings:
-        table = Table(title="timing (median over interleaved calls, cold L2)", title_justify="left")
-        for column in ("kernel", "median ms", "IQR ms", "calls", "speedup of candidate", "95% CI"):
-            table.add_column(column, justify="right" if column != "kernel" else "left")
+        table = tables.table("timing (median over interleaved calls, cold L2)")
+        tables.key_column(table, "kernel")
+        for column in ("median ms", "IQR ms", "calls", "speedup of candidate", "95% CI"):
+            tables.number_column(table, column)
         for name, t in sorted(ev.timings.items(), key=lambda kv: kv[0] != "candidate"):
             s = ev.speedups.get(name)
             table.add_row(
@@ -175,8 +205,4 @@ def print_evaluation(console: Console, ev: Evaluation) -> None:
             f"roofline: {roof['fraction_of_floor'] * 100:.1f}% of the physical floor "
             f"({roof['floor_s'] * 1e3:.4f} ms at {roof['bandwidth_bytes_per_s'] / 1e12:.2f} TB/s measured)"
         )
-    fp = ev.fingerprint
-    console.print(
-        f"[dim]{fp.get('gpu') or fp.get('cpu')} | nvcc {fp.get('nvcc')} | {fp.get('gxx')} | "
-        f"regrapht {fp.get('regrapht')}[/]"
-    )
+    console.print(footer(ev), style="dim", markup=False, highlight=False)

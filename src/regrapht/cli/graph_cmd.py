@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.syntax import Syntax
-from rich.table import Table
 
+from regrapht import tables
 from regrapht.graph.model import ReGraph
 from regrapht.graph.store import GraphFormatError, default_graph_path, load_graph, save_graph
 from regrapht.graph.trajectory import TrajectoryFormatError, read_trajectories
@@ -22,7 +22,7 @@ graph_app = typer.Typer(
     no_args_is_help=True,
 )
 
-GRAPH_HELP = "A graph file. Default: the shipped graph for the target (regrapht/data/graphs/TARGET.json)."
+GRAPH_HELP = "A graph file. Default: the shipped graph of the target."
 
 
 def register(app: typer.Typer) -> None:
@@ -31,7 +31,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _out() -> Console:
-    return Console(highlight=False, soft_wrap=False, width=120)
+    return Console(highlight=False, soft_wrap=False)
 
 
 def _err() -> Console:
@@ -103,9 +103,11 @@ def stats_command(
         ("top_by_count", "Top transitions by count"),
         ("top_by_gain", "Top transitions by gain"),
     ):
-        t = Table(title=title, title_justify="left")
-        for col in ("from", "to", "taken", "verified", "failures", "geomean", "measured"):
-            t.add_column(col, justify="right" if col not in ("from", "to") else "left")
+        t = tables.table(title)
+        tables.key_column(t, "from")
+        tables.name_column(t, "to")
+        for col in ("taken", "verified", "failures", "geomean", "measured"):
+            tables.number_column(t, col)
         for r in st[key]:
             t.add_row(
                 r["source"],
@@ -418,9 +420,9 @@ def advise_command(
     rec = advice.recognition
     if rec.notice:
         con.print(f"[yellow]notice:[/] {rec.notice}")
-    t = Table(title=f"Methods recognized in {kernel.name}", title_justify="left")
-    t.add_column("method")
-    t.add_column("evidence")
+    t = tables.table(f"Methods recognized in {kernel.name}")
+    tables.key_column(t, "method")
+    tables.text_column(t, "evidence")
     for m in rec.names:
         ev = rec.methods[m]
         t.add_row(m, "; ".join(f"line {e.line}: {e.why}" for e in ev[:3]))
@@ -431,9 +433,12 @@ def advise_command(
     if not advice.suggestions:
         con.print("[yellow]the graph has no transition to suggest from here[/]")
         return
-    s_tab = Table(title="Suggested next methods", title_justify="left")
-    for col in ("#", "method", "score", "taken", "verified", "geomean", "tasks", "via"):
-        s_tab.add_column(col)
+    s_tab = tables.table("Suggested next methods")
+    tables.number_column(s_tab, "#")
+    tables.key_column(s_tab, "method")
+    for col in ("score", "taken", "verified", "geomean", "tasks"):
+        tables.number_column(s_tab, col)
+    tables.text_column(s_tab, "via")
     for i, s in enumerate(advice.suggestions, start=1):
         st = s.stats
         s_tab.add_row(

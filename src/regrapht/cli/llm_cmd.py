@@ -24,7 +24,7 @@ from regrapht.llm import (
 )
 from regrapht.store import RunStore
 
-MODEL_HELP = "Model spec, e.g. openai:qwen2.5-coder-7b@http://localhost:8000/v1 (see `regrapht llm --help`)."
+MODEL_HELP = "Model spec, e.g. openai:NAME@URL for an OpenAI-compatible server (see `regrapht llm --help`)."
 
 
 def _group_help() -> str:
@@ -40,6 +40,15 @@ def _fail(message: str, code: int) -> typer.Exit:
 
 
 def _open(spec: str, cache: Path | None) -> ChatModel:
+    from regrapht.search.offline import is_offline_spec
+
+    if is_offline_spec(spec):
+        raise _fail(
+            "`offline` is the offline policy, not a model: it replays the graph's recorded steps inside "
+            "`regrapht optimize` and `regrapht bench` (--model offline). `regrapht llm` talks to model "
+            "backends; see `regrapht llm --help` for their specs.",
+            2,
+        )
     try:
         model = open_model(spec)
     except ModelSpecError as e:

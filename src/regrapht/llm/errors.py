@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from regrapht.install_hints import extra_install
+
 
 class ModelError(Exception):
     """Base of every error raised by regrapht.llm."""
@@ -17,7 +19,7 @@ class MissingDependencyError(ModelError, ImportError):
     def __init__(self, package: str, extra: str, purpose: str) -> None:
         super().__init__(
             f"{purpose} needs the '{package}' package, which is not installed. "
-            f"Install it with: pip install 'regrapht[{extra}]'"
+            f"Install it with: {extra_install(extra)}"
         )
         self.package = package
         self.extra = extra

@@ -7,6 +7,7 @@ inline SVG made by `regrapht.search.svg`. The page needs no network and runs no 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from functools import lru_cache
 from importlib import resources
@@ -37,7 +38,15 @@ def report_env() -> Any:
     env.filters["speedup"] = _speedup
     env.filters["pct"] = _pct
     env.globals["OFFLINE_LABEL"] = OFFLINE_LABEL
+    env.globals["seconds_label"] = seconds_label
     return env
+
+
+def seconds_label(targets: str | Iterable[str]) -> str:
+    """The name of a budget's `gpu_seconds` for runs on `targets`. They are evaluator worker seconds:
+    on the GPU for cuda runs, and on the CPU for cpu runs, which use no GPU at all."""
+    chosen = {targets} if isinstance(targets, str) else set(targets)
+    return "GPU-seconds" if chosen == {"cuda"} else "worker-seconds"
 
 
 def _num(v: Any, fmt: str = ".3g") -> str:
