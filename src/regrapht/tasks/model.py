@@ -51,6 +51,9 @@ class Arg:
     value: float | int | None = None  # a fixed scalar
     tolerance: Tolerance | None = None  # outputs and inouts
     c_type: str = ""  # the parameter's type as the signature spells it
+    # Whether the evaluator may perturb this input's values before each timed call (so no timed call
+    # repeats an earlier one): "values" or "none"; None takes the default (`perturbable`).
+    perturb: str | None = None
 
     @property
     def is_array(self) -> bool:
@@ -63,6 +66,19 @@ class Arg:
     @property
     def is_read(self) -> bool:
         return self.role in ("input", "inout")
+
+    @property
+    def perturbable(self) -> bool:
+        """Whether timed calls see this input's values perturbed. By default only float inputs drawn
+        by a value generator: integers are often structure (indices, row pointers, permutations),
+        and sorted or custom-drawn floats may carry an invariant (order, symmetry, a sum) that an
+        honest kernel relies on and a perturbation would break. A task declares the rest."""
+        if not self.is_read or not self.is_array:
+            return False
+        if self.perturb is not None:
+            return self.perturb == "values"
+        kind = self.generator.kind if self.generator is not None else None
+        return self.dtype.is_float and kind not in ("sorted", "custom")
 
     def n_elements(self, sizes: dict[str, int]) -> int:
         assert self.length is not None
