@@ -53,6 +53,7 @@ from regrapht.tasks.generators import GeneratorError
 
 GUARD_BYTES = 256
 DEVICE_CHECK_SOURCE = Path(__file__).resolve().parent.parent / "data" / "kernels" / "device_check.cu"
+HOST_PERTURB_SOURCE = DEVICE_CHECK_SOURCE.with_name("host_perturb.cpp")
 CANARY = 0xA5
 POISON = (0xFF, 0x7B)  # NaN / -1 in the first run, 1.3e36 / 0x7B7B7B7B in the second
 TARGETS = ("cuda", "cpu")
@@ -182,6 +183,7 @@ class Evaluator:
         self._cuda_runs = 0
         self._spare_lock = threading.Lock()
         self._device_check: Future | None = None
+        self._host_perturb: Future | None = None
         self._device_judge: DeviceJudge | None = None
         self._device_judge_off: str | None = None  # why the parent does not judge on the device
         self._device_judge_lock = threading.Lock()
@@ -281,6 +283,8 @@ class Evaluator:
         builds = [p.candidate, *p.baselines.values()]
         if self._uses_device_check(p.task, p.target) and self._device_check is not None:
             builds.append(self._device_check)
+        elif self.config.timing and self._host_perturb is not None:
+            builds.append(self._host_perturb)
         unbuilt = [f for f in builds if not f.done()]
         if unbuilt:
             return unbuilt, False
@@ -304,6 +308,8 @@ class Evaluator:
         kind: Kind = "cuda" if target == "cuda" else "cpu"
         if self._uses_device_check(task, target):
             self._device_check_build()  # beside the first candidates: workers need it only to time
+        elif self.config.timing:
+            self._host_perturb_build()
         submit = self._submitter(task)
         extra = dict(baselines)
         if target == "cuda" and self.config.compare_naive and task.naive_path is not None:
@@ -729,6 +735,8 @@ class Evaluator:
         )
         job["await_timing"] = self.config.timing
         job["device_check"] = self._device_check_library() if self._uses_device_check(task, target) else None
+        if self.config.timing and not job["device_buffers"]:
+            job["host_perturb"] = self._host_perturb_library()
         run = _Run(job_dir=job_dir)
         checker = load_checker(task)
         first_runs: dict[int, dict[str, Any]] = {}
@@ -821,6 +829,22 @@ class Evaluator:
         try:
             built: CompileResult = self._device_check_build().result()
         except Exception:  # the build itself broke (not a failed compile): host comparison it is
+            return None
+        return built.library if built.ok else None
+
+    def _host_perturb_build(self) -> Future:
+        if self._host_perturb is None:  # a racing second submit joins the first compile
+            self._host_perturb = self.compiler.submit(
+                HOST_PERTURB_SOURCE.read_text(), "cpu", "regrapht_host_perturb", "", []
+            )
+        return self._host_perturb
+
+    def _host_perturb_library(self) -> str | None:
+        """The harness's host perturbation; without it (it failed to build) NumPy perturbs, with the
+        same values, more slowly."""
+        try:
+            built: CompileResult = self._host_perturb_build().result()
+        except Exception:  # the build itself broke (not a failed compile): NumPy it is
             return None
         return built.library if built.ok else None
 

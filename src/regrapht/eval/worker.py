@@ -79,8 +79,52 @@ def _settle(futures: Iterable[Future], raise_first: bool = True) -> None:
         raise error
 
 
+def _bind_perturb(function: Any) -> Any:
+    """`regrapht_perturb` (device) or `regrapht_perturb_host`, typed: (dst, src, n, dtype code, itemsize,
+    key, float lo, float hi, integer lo, integer hi) -> status."""
+    function.restype = ctypes.c_int
+    function.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.c_ulonglong,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_ulonglong,
+        ctypes.c_double,
+        ctypes.c_double,
+        ctypes.c_longlong,
+        ctypes.c_longlong,
+    ]
+    return function
+
+
+def _perturb_tail(dtype: str, key: int, bounds: Bounds) -> list[Any]:
+    """The arguments after (dst, src) of the harness's perturbation functions."""
+    np_dtype = np.dtype(dtype)
+    floating = np_dtype.kind == "f"
+    code = (0 if np_dtype.itemsize == 4 else 1) if floating else _PERTURB_CODES[np_dtype.kind]
+    return [
+        code,
+        np_dtype.itemsize,
+        key,
+        float(bounds.lo) if floating else 0.0,
+        float(bounds.hi) if floating else 0.0,
+        0 if floating else int(bounds.lo),
+        0 if floating else int(bounds.hi),
+    ]
+
+
 class HostMemory:
     """Buffers in host memory (cpu target, and the host calling convention)."""
+
+    def __init__(self, perturb_library: str | None = None):
+        self.perturb_host = None
+        if perturb_library:
+            try:
+                lib = ctypes.CDLL(perturb_library, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+                self.perturb_host = _bind_perturb(lib.regrapht_perturb_host)
+            except (OSError, AttributeError):
+                pass  # perturbed with NumPy instead: slower, the same values
 
     def alloc(self, nbytes: int) -> np.ndarray:
         return np.empty(max(nbytes, 1), dtype=np.uint8)
@@ -116,7 +160,18 @@ class HostMemory:
         self, dst: np.ndarray, dst_off: int, src: np.ndarray, src_off: int, nbytes: int, dtype: str,
         key: int, bounds: Bounds, base: np.ndarray,
     ) -> None:
-        """Write the staged input set at `src` to `dst`, perturbed with `key` (eval/perturb.py)."""
+        """Write the staged input set at `src` to `dst`, perturbed with `key` (eval/perturb.py), with
+        the harness's host library where it loaded, else with NumPy."""
+        if self.perturb_host is not None and nbytes:
+            dst_ptr, src_ptr = dst.ctypes.data + dst_off, src.ctypes.data + src_off
+            status = self.perturb_host(
+                ctypes.c_void_p(dst_ptr),
+                ctypes.c_void_p(src_ptr),
+                nbytes // np.dtype(dtype).itemsize,
+                *_perturb_tail(dtype, key, bounds),
+            )
+            if status == 0:
+                return
         perturb_into(
             dst[dst_off : dst_off + nbytes].view(dtype), src[src_off : src_off + nbytes].view(dtype), key, bounds
         )
@@ -145,21 +200,8 @@ class DeviceMemory:
             self.hold_device = lib.regrapht_hold_device
             self.hold_device.restype = ctypes.c_int
             self.hold_device.argtypes = [ctypes.c_ulonglong]
-            self.perturb_device = getattr(lib, "regrapht_perturb", None)
-            if self.perturb_device is not None:
-                self.perturb_device.restype = ctypes.c_int
-                self.perturb_device.argtypes = [
-                    ctypes.c_void_p,
-                    ctypes.c_void_p,
-                    ctypes.c_ulonglong,
-                    ctypes.c_int,
-                    ctypes.c_int,
-                    ctypes.c_ulonglong,
-                    ctypes.c_double,
-                    ctypes.c_double,
-                    ctypes.c_longlong,
-                    ctypes.c_longlong,
-                ]
+            perturb = getattr(lib, "regrapht_perturb", None)
+            self.perturb_device = _bind_perturb(perturb) if perturb is not None else None
             self.check = lib.regrapht_count_differences
             self.check.restype = ctypes.c_int
             self.check.argtypes = [
@@ -336,23 +378,15 @@ class DeviceMemory:
         kernel (on the legacy default stream, before the pre-call synchronization): the cost of the
         plain copy it replaces. Without the harness library, perturbed on the host from the mapped
         base file (`base`) and uploaded: slower, the same values."""
-        np_dtype = np.dtype(dtype)
         if self.perturb_device is None:
             self.upload(dst, dst_off, perturbed(np.asarray(base), key, bounds))
             return
-        floating = np_dtype.kind == "f"
         self.rt.check(
             self.perturb_device(
                 ctypes.c_void_p(dst + dst_off),
                 ctypes.c_void_p(src + src_off),
-                nbytes // np_dtype.itemsize,
-                _PERTURB_CODES[np_dtype.kind] if not floating else (0 if np_dtype.itemsize == 4 else 1),
-                np_dtype.itemsize,
-                key,
-                float(bounds.lo) if floating else 0.0,
-                float(bounds.hi) if floating else 0.0,
-                0 if floating else int(bounds.lo),
-                0 if floating else int(bounds.hi),
+                nbytes // np.dtype(dtype).itemsize,
+                *_perturb_tail(dtype, key, bounds),
             ),
             "perturbing a timed call's inputs",
         )
@@ -396,7 +430,11 @@ class Worker:
             from regrapht.eval.cudart import CudaRuntime
 
             self.rt = ready[0] if ready else CudaRuntime(job["libcudart"])
-        self.mem = DeviceMemory(self.rt, job.get("device_check")) if job["device_buffers"] else HostMemory()
+        self.mem = (
+            DeviceMemory(self.rt, job.get("device_check"))
+            if job["device_buffers"]
+            else HostMemory(job.get("host_perturb"))
+        )
         self.pool: dict[tuple[str, int], Any] = {}
         self.entries: dict[str, Any] = {}
         # the array arguments a call writes: what the checks snapshot, keep and send
