@@ -8,7 +8,12 @@
    processes); the spread of its median time, max/min - 1. With several `--holds`, one series per
    hold length, their evaluations interleaved so every series sees the same machine.
 
+3. With `--fresh-inputs both`, each throughput run is made twice, timed calls rotating the input
+   sets as drawn and then with fresh inputs (a secret perturbation per call, eval/perturb.py), so
+   their cost is measured on one machine in one call.
+
 Run on the GPU machine: PYTHONPATH=src python3 benchmarks/eval_throughput.py --out DIR
+Without a GPU, `--target cpu` times serial.cpp as the candidate (no repeatability series).
 """
 
 from __future__ import annotations
@@ -54,11 +59,16 @@ def variants(source: str) -> list[tuple[str, str]]:
     return out
 
 
-def throughput(tasks, out: Path, reference_threads: int) -> dict:
-    items = [(task, code, "cuda") for task in tasks for _, code in variants(task.naive_source())]
-    labels = [(task.id, label) for task in tasks for label, _ in variants(task.naive_source())]
+def _source(task, target: str) -> str:
+    return task.naive_source() if target == "cuda" else task.serial_source()
+
+
+def throughput(tasks, out: Path, reference_threads: int, target: str = "cuda", fresh: bool = True) -> dict:
+    items = [(task, code, target) for task in tasks for _, code in variants(_source(task, target))]
+    labels = [(task.id, label) for task in tasks for label, _ in variants(_source(task, target))]
     with tempfile.TemporaryDirectory() as cache:
         config = EvalConfig(cache_dir=cache, reference_threads=reference_threads)
+        config.timing_config.fresh_inputs = fresh
         start = time.perf_counter()
         with Evaluator(config) as evaluator:
             results = evaluator.evaluate_many(items)
@@ -80,13 +90,19 @@ def throughput(tasks, out: Path, reference_threads: int) -> dict:
             "speedup_vs_naive": r.speedups.get("naive", {}).get("value"),
             "timed_calls": {lib: t.get("n") for lib, t in r.timings.items()},
             "serial_ms": r.timings.get("serial", {}).get("median_s", 0) * 1e3,
+            "fresh_inputs": r.timings.get("candidate", {}).get("fresh_inputs"),
             "seconds": r.seconds,
         }
         for (t, v), r in zip(labels, results)
     ]
-    (out / f"throughput_rows_{reference_threads}.json").write_text(json.dumps(rows, indent=1))
+    mode = "fresh" if fresh else "rotating"
+    (out / f"throughput_rows_{target}_{reference_threads}_{mode}.json").write_text(json.dumps(rows, indent=1))
+    builds = {r.task_id: r.seconds["bench_build"] for r in results if "bench_build" in r.seconds}
     return {
+        "target": target,
+        "inputs": mode,
         "reference_threads": reference_threads,
+        "bench_build_s": sum(builds.values()),
         "candidates": len(items),
         "tasks": len(tasks),
         "wall_s": wall,
@@ -150,14 +166,33 @@ def main() -> None:
     parser.add_argument(
         "--tasks", nargs="*", default=FIXED_TASKS, help="Task ids (default: a fixed set of 10)."
     )
+    parser.add_argument("--target", choices=["cuda", "cpu"], default="cuda")
+    parser.add_argument(
+        "--fresh-inputs",
+        choices=["on", "off", "both"],
+        default="on",
+        help="Timed calls on fresh inputs (on), on the input sets as drawn (off), or one run of each.",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     tasks = [find_task(task_id) for task_id in args.tasks]
     gpu = toolchain.gpus()[0].name if toolchain.gpus() else "no GPU"
-    report: dict = {"gpu": gpu, "date": time.strftime("%Y-%m-%d")}
+    report: dict = {"gpu": gpu, "cpu": toolchain.cpu_model(), "date": time.strftime("%Y-%m-%d")}
+    modes = {"on": [True], "off": [False], "both": [False, True]}[args.fresh_inputs]
     if not args.skip_throughput:
-        report["throughput"] = [throughput(tasks, args.out, n) for n in args.reference_threads]
+        report["throughput"] = [
+            throughput(tasks, args.out, n, args.target, fresh) for n in args.reference_threads for fresh in modes
+        ]
         print(json.dumps(report["throughput"], indent=1), flush=True)
+    if args.target == "cpu":
+        (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
+        for t in report.get("throughput", []):
+            print(
+                f"cpu target, {t['inputs']} inputs: {t['candidates']} candidates over {t['tasks']} tasks in "
+                f"{t['wall_s']:.1f} s wall; workers {t['worker_s']:.1f} s = "
+                f"{t['evals_per_gpu_minute']:.1f} evaluations per worker-minute; bench builds {t['bench_build_s']:.1f} s"
+            )
+        return
     saxpy = find_task("saxpy")
     report["repeatability"] = repeatability(
         saxpy, (saxpy.root / "candidates" / "correct.cu").read_text(), args.runs, args.holds
@@ -166,7 +201,7 @@ def main() -> None:
     (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
     for t in report.get("throughput", []):
         print(
-            f"\n{gpu}, {t['reference_threads']} bench-data threads: {t['candidates']} candidates over "
+            f"\n{gpu}, {t['reference_threads']} bench-data threads, {t['inputs']} inputs: {t['candidates']} candidates over "
             f"{t['tasks']} tasks in {t['wall_s']:.1f} s wall = {t['evals_per_minute_wall']:.1f} evaluations/min "
             f"(cold cache, isolation on); workers held the GPU {t['worker_s']:.1f} s = "
             f"{t['evals_per_gpu_minute']:.1f} evaluations per GPU-minute"
