@@ -476,3 +476,43 @@ def test_the_perturbation_moves_the_task_outputs_beyond_their_tolerance(evaluato
         for b in bench.checked:
             if a is not b and a.seed_index == b.seed_index:
                 assert correctness.compare(a.expected["out"], b.expected["out"], out.tolerance) is not None
+
+
+def test_checked_outputs_judged_on_the_device_are_judged_against_their_own_call(build_cache, tmp_path, vec_scale):
+    """The device judge (a stand-in here; the CUDA half runs in test_gpu.py) compares each checked
+    call's output with that call's expected values, named by its slot."""
+    from regrapht.eval.evaluator import _Run
+    from regrapht.eval.reference import BenchReference, Perturbation, RefCase
+    from tests.eval.test_device_verdicts import StandInJudge, judge_timing
+
+    outputs = [np.linspace(-1.0, 1.0, 1000, dtype=np.float32) * (slot + 1) for slot in range(CHECKED_CALLS)]
+    nbytes = {"x": 4000, "out": 4000}
+    sets = [RefCase(f"bench set {s + 1}", {"n": 1000}, s, tmp_path, {}, nbytes) for s in range(2)]
+    checked = [
+        RefCase(f"checked {j}", {"n": 1000}, j % 2, tmp_path, {}, nbytes, {"out": outputs[j]}, Perturbation(j, {}))
+        for j in range(CHECKED_CALLS)
+    ]
+    bench = BenchReference(tmp_path, sets, [1e-3] * 5, checked=checked)
+    handles = {f"{j:02x}" * 64: outputs[j] for j in range(CHECKED_CALLS)}
+    with Evaluator(quick_config(build_cache)) as evaluator:
+        evaluator._device_judge = StandInJudge(handles)
+        run = _Run(job_dir=tmp_path, bench=bench)
+
+        def anchor(slot, round_index, handle_of, set_index=None):
+            return {"event": "anchor", "lib": "candidate", "round": round_index, "slot": slot,
+                    "set": slot % 2 if set_index is None else set_index, "handles": {"out": f"{handle_of:02x}" * 64}}  # fmt: skip
+
+        def check(slot, round_index):
+            return {"lib": "candidate", "round": round_index, "set": slot % 2, "slot": slot, "late": {},
+                    "final": False, "files": {}, "judged_on_device": True}  # fmt: skip
+
+        assert evaluator._judge_anchor(vec_scale, run, anchor(0, 3, 0)) is True
+        assert run.device_verdicts[("candidate", 0)].problem is None
+        right = judge_timing(evaluator, vec_scale, bench, run, [check(0, 3)])
+        assert right.status == "correct", right.message
+        assert evaluator._judge_anchor(vec_scale, run, anchor(2, 9, 2, set_index=1)) is False  # not its set
+        assert evaluator._judge_anchor(vec_scale, run, anchor(0, 3, 0)) is False  # judged already
+        assert evaluator._judge_anchor(vec_scale, run, anchor(1, 5, 0)) is True  # slot 0's output for slot 1
+        assert "`out`" in run.device_verdicts[("candidate", 1)].problem
+        replayed = judge_timing(evaluator, vec_scale, bench, run, [check(0, 3), check(1, 5)])
+        assert replayed.status == "integrity_violation", replayed.message

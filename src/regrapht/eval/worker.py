@@ -809,8 +809,8 @@ class Worker:
                     break  # nothing to check, so no final round is owed (the serial reference)
                 stop_after = round_index
                 if fresh is not None:
-                    # The final check falls on the next round of its slot's set; the rounds before
-                    # it are timed as any other (with two sets, at most one more).
+                    # The final check falls on the next round of its slot's set that no other check
+                    # took; the rounds before it are timed as any other (with two sets, at most three).
                     stop_after = fresh.final_round(sequence, round_index, checked_rounds)
                     checked_rounds[stop_after] = len(fresh.keys) - 1
         self.mem.free(flush)
