@@ -168,6 +168,8 @@ def test_float_inputs_are_perturbed_by_default_and_integers_only_when_declared(t
     assert task.arg("x").perturbable and not task.arg("idx").perturbable and not task.arg("out").perturbable
     assert not _task_with(tmp_path, 'perturb = "none"').arg("x").perturbable
     assert not _task_with(tmp_path, "", generator='{ kind = "sorted" }').arg("x").perturbable
+    # floats drawn as integers may be meant to tie or to sum exactly
+    assert not _task_with(tmp_path, "", generator='{ kind = "integers", low = 0, high = 9 }').arg("x").perturbable
     assert not _task_with(tmp_path, "", x_dtype="int32", generator='{ kind = "integers", low = 0, high = 9 }').arg(
         "x"
     ).perturbable
