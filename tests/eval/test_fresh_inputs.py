@@ -518,3 +518,14 @@ def test_checked_outputs_judged_on_the_device_are_judged_against_their_own_call(
         assert "`out`" in run.device_verdicts[("candidate", 1)].problem
         replayed = judge_timing(evaluator, vec_scale, bench, run, [check(0, 3), check(1, 5)])
         assert replayed.status == "integrity_violation", replayed.message
+
+
+def test_a_candidate_that_only_replays_what_it_has_seen_is_caught(evaluator, rotating, sin_series):
+    """Honest at first, then a replay for inputs seen before and nothing at all for new ones: with
+    fresh inputs every timed call is new, so checked calls find its garbage; rotating the sets, it
+    would pass, timed on replays."""
+    ev = evaluator.evaluate(sin_series, candidate("sin_series_lazy_unseen.cpp"), "cpu")
+    assert ev.status == "integrity_violation", ev.message
+    assert "behaves differently on later calls" in ev.message
+    rotated = rotating.evaluate(sin_series, candidate("sin_series_lazy_unseen.cpp"), "cpu")
+    assert rotated.status == "correct", rotated.message
