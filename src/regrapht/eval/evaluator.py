@@ -596,6 +596,8 @@ class Evaluator:
             runs=1,
         )
         job["trusted"] = True  # the oracle: only its outputs come back
+        if any(case.perturb is not None for case in cases):
+            job["host_perturb"] = self._host_perturb_library()  # checked calls' inputs, as candidates get them
         on_message = None
         if timing is not None and turn is not None:
             job["await_timing"] = True  # asks once its outputs are written

@@ -50,7 +50,10 @@ def bounds_of(values: np.ndarray) -> Bounds | None:
     if values.size == 0:
         return None
     if values.dtype.kind == "f":
-        finite = values[np.isfinite(values)] if not np.isfinite(values).all() else values
+        lo, hi = values.min(), values.max()
+        if np.isfinite(lo) and np.isfinite(hi):  # NaN and Inf would show here: none in the array
+            return Bounds(float(lo), float(hi))
+        finite = values[np.isfinite(values)]
         if finite.size == 0:
             return None
         return Bounds(float(finite.min()), float(finite.max()))

@@ -556,11 +556,15 @@ class Worker:
                 }
                 perturb = case.get("perturb")
                 if perturb:
-                    # A checked timed call's inputs: the base set perturbed with that call's key.
+                    # A checked timed call's inputs: the base set perturbed with that call's key, by
+                    # the harness's host library (NumPy without it) as a candidate's calls are.
                     for name, bounds in perturb["bounds"].items():
-                        inputs[name] = perturbed(
-                            np.asarray(inputs[name]), int(perturb["key"]), Bounds(*bounds) if bounds else None
-                        )
+                        if bounds is None:
+                            continue
+                        base = inputs[name]
+                        out = np.empty(base.shape, dtype=base.dtype)
+                        self._perturb_host(out, base, int(perturb["key"]), Bounds(*bounds))
+                        inputs[name] = out
                 direct = {n: inputs[n] for n in self._read_in_place()}
                 for run in range(runs):
                     handles = self._prepare(
@@ -583,6 +587,11 @@ class Worker:
                     self.channel.send(
                         event="case_done", lib=lib, case=index, run=run, files=files, at_return=at_return
                     )
+
+    def _perturb_host(self, out: np.ndarray, base: np.ndarray, key: int, bounds: Bounds) -> None:
+        host = self.mem if isinstance(self.mem, HostMemory) else HostMemory(self.job.get("host_perturb"))
+        raw_out, raw_base = out.reshape(-1).view(np.uint8), np.asarray(base).reshape(-1).view(np.uint8)
+        host.perturb(raw_out, 0, raw_base, 0, raw_base.size, base.dtype.name, key, bounds, base)
 
     def _snapshot(self, handles: dict[str, Any], nbytes: dict[str, int]) -> dict[str, Any]:
         """Copy every output as the calling stream sees it when the function returns, before any
