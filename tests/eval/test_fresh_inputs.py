@@ -529,3 +529,15 @@ def test_a_candidate_that_only_replays_what_it_has_seen_is_caught(evaluator, rot
     assert "behaves differently on later calls" in ev.message
     rotated = rotating.evaluate(sin_series, candidate("sin_series_lazy_unseen.cpp"), "cpu")
     assert rotated.status == "correct", rotated.message
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_large_inputs_perturbed_on_every_core_equal_numpys(host_library, dtype):
+    """Above 2^18 elements the host library splits the work between threads: the same values."""
+    n = (1 << 19) + 3
+    x = _floats(dtype, n) if np.dtype(dtype).kind == "f" else _integers(dtype, n)
+    bounds = bounds_of(x)
+    raw = x.view(np.uint8).copy()
+    out = np.zeros_like(raw)
+    HostMemory(host_library).perturb(out, 0, raw, 0, raw.size, np.dtype(dtype).name, 77, bounds, x)
+    assert out.tobytes() == perturbed(x, 77, bounds).tobytes()
