@@ -319,6 +319,9 @@ def test_a_memorizing_kernel_is_caught_or_timed_as_if_it_did_the_work(gpu_eval, 
     task = load_task(HERE / "tasks" / "sin_series_gpu")
     naive = gpu_eval.evaluate(task, task.naive_source(), "cuda")
     assert naive.status == "correct", naive.message
+    # every checked call judged in device memory against its own expected values
+    assert naive.timings["candidate"]["fresh_inputs"] is True
+    assert naive.timings["candidate"]["judged_on_device"] is True
     memo = gpu_eval.evaluate(task, cu("sin_series_memo.cu"), "cuda")
     assert memo.timings["candidate"]["fresh_inputs"] is True
     if memo.status == "correct":
