@@ -8,7 +8,13 @@
    processes); the spread of its median time, max/min - 1. With several `--holds`, one series per
    hold length, their evaluations interleaved so every series sees the same machine.
 
+3. With `--modes bare defended`, the throughput run is made twice on one machine in one call: with
+   the defences that cost time off (no OS sandbox; timed calls rotating the input sets as drawn) and
+   on (the sandbox; fresh inputs, a secret perturbation per call, eval/perturb.py), so their cost is
+   a ratio measured side by side. `sandbox` and `fresh` turn on one of them.
+
 Run on the GPU machine: PYTHONPATH=src python3 benchmarks/eval_throughput.py --out DIR
+Without a GPU, `--target cpu` times serial.cpp as the candidate (no repeatability series).
 """
 
 from __future__ import annotations
@@ -54,11 +60,23 @@ def variants(source: str) -> list[tuple[str, str]]:
     return out
 
 
-def throughput(tasks, out: Path, reference_threads: int, sandbox: bool = True) -> dict:
-    items = [(task, code, "cuda") for task in tasks for _, code in variants(task.naive_source())]
-    labels = [(task.id, label) for task in tasks for label, _ in variants(task.naive_source())]
+def _source(task, target: str) -> str:
+    return task.naive_source() if target == "cuda" else task.serial_source()
+
+
+# Defences whose cost the benchmark measures, by name: (OS sandbox, fresh inputs for every timed call).
+MODES = {"defended": (True, True), "bare": (False, False), "sandbox": (True, False), "fresh": (False, True)}
+
+
+def throughput(
+    tasks, out: Path, reference_threads: int, target: str = "cuda", mode: str = "defended"
+) -> dict:
+    sandbox, fresh = MODES[mode]
+    items = [(task, code, target) for task in tasks for _, code in variants(_source(task, target))]
+    labels = [(task.id, label) for task in tasks for label, _ in variants(_source(task, target))]
     with tempfile.TemporaryDirectory() as cache:
         config = EvalConfig(cache_dir=cache, reference_threads=reference_threads, sandbox=sandbox)
+        config.timing_config.fresh_inputs = fresh
         start = time.perf_counter()
         with Evaluator(config) as evaluator:
             results = evaluator.evaluate_many(items)
@@ -80,16 +98,21 @@ def throughput(tasks, out: Path, reference_threads: int, sandbox: bool = True) -
             "speedup_vs_naive": r.speedups.get("naive", {}).get("value"),
             "timed_calls": {lib: t.get("n") for lib, t in r.timings.items()},
             "serial_ms": r.timings.get("serial", {}).get("median_s", 0) * 1e3,
+            "fresh_inputs": r.timings.get("candidate", {}).get("fresh_inputs"),
             "seconds": r.seconds,
         }
         for (t, v), r in zip(labels, results)
     ]
-    suffix = "" if sandbox else "_nosandbox"
-    (out / f"throughput_rows_{reference_threads}{suffix}.json").write_text(json.dumps(rows, indent=1))
+    (out / f"throughput_rows_{target}_{reference_threads}_{mode}.json").write_text(json.dumps(rows, indent=1))
+    builds = {r.task_id: r.seconds["bench_build"] for r in results if "bench_build" in r.seconds}
     return {
+        "target": target,
         "reference_threads": reference_threads,
+        "mode": mode,
         "sandbox": sandbox,
+        "fresh_inputs": fresh,
         "sandbox_s": sum(r.seconds.get("sandbox", 0.0) for r in results),
+        "bench_build_s": sum(builds.values()),
         "candidates": len(items),
         "tasks": len(tasks),
         "wall_s": wall,
@@ -153,23 +176,34 @@ def main() -> None:
     parser.add_argument(
         "--tasks", nargs="*", default=FIXED_TASKS, help="Task ids (default: a fixed set of 10)."
     )
+    parser.add_argument("--target", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument(
-        "--sandbox",
-        choices=["on", "off"],
+        "--modes",
         nargs="+",
-        default=["on"],
-        help="OS sandbox of the workers, one throughput run each (`on off`: its cost, in one call).",
+        choices=sorted(MODES),
+        default=["defended"],
+        help="One throughput run each: defended (OS sandbox and fresh inputs, the default), bare (neither: "
+        "what the defences cost, side by side in one call), sandbox or fresh (one of them).",
     )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     tasks = [find_task(task_id) for task_id in args.tasks]
     gpu = toolchain.gpus()[0].name if toolchain.gpus() else "no GPU"
-    report: dict = {"gpu": gpu, "date": time.strftime("%Y-%m-%d")}
+    report: dict = {"gpu": gpu, "cpu": toolchain.cpu_model(), "date": time.strftime("%Y-%m-%d")}
     if not args.skip_throughput:
         report["throughput"] = [
-            throughput(tasks, args.out, n, box == "on") for box in args.sandbox for n in args.reference_threads
+            throughput(tasks, args.out, n, args.target, mode) for n in args.reference_threads for mode in args.modes
         ]
         print(json.dumps(report["throughput"], indent=1), flush=True)
+    if args.target == "cpu":
+        (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
+        for t in report.get("throughput", []):
+            print(
+                f"cpu target, {t['mode']}: {t['candidates']} candidates over {t['tasks']} tasks in "
+                f"{t['wall_s']:.1f} s wall; workers {t['worker_s']:.1f} s = "
+                f"{t['evals_per_gpu_minute']:.1f} evaluations per worker-minute; bench builds {t['bench_build_s']:.1f} s"
+            )
+        return
     saxpy = find_task("saxpy")
     report["repeatability"] = repeatability(
         saxpy, (saxpy.root / "candidates" / "correct.cu").read_text(), args.runs, args.holds
@@ -178,7 +212,8 @@ def main() -> None:
     (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
     for t in report.get("throughput", []):
         print(
-            f"\n{gpu}, {t['reference_threads']} bench-data threads, sandbox {'on' if t['sandbox'] else 'off'}: "
+            f"\n{gpu}, {t['reference_threads']} bench-data threads, {t['mode']} (sandbox "
+            f"{'on' if t['sandbox'] else 'off'}, fresh inputs {'on' if t['fresh_inputs'] else 'off'}): "
             f"{t['candidates']} candidates over "
             f"{t['tasks']} tasks in {t['wall_s']:.1f} s wall = {t['evals_per_minute_wall']:.1f} evaluations/min "
             f"(cold cache, isolation on); workers held the GPU {t['worker_s']:.1f} s = "

@@ -88,7 +88,10 @@ def test_released_bench_data_is_kept_within_the_cache_and_dropped_beyond_it(buil
         assert evaluator._bench_reference(vec_scale) is first  # the next batch reuses it
         assert first.dir.is_dir()
     one_task = first.held_bytes
-    assert one_task == 2 * (2 * 4 * 1048576)  # two sets of x and out, float32, n = 2^20
+    # two sets of x and out, float32, n = 2^20, and (fresh inputs) the expected `out` of three more
+    # checked calls: five in all, one per checked timed call
+    assert one_task == 2 * (2 * 4 * 1048576) + 3 * 4 * 1048576
+    assert one_task == bench_bytes(vec_scale, 2, fresh=True)
     # room for one task's data: releasing a second task drops the least recently released one
     with Evaluator(quick_config(build_cache, reference_cache_gib=1.5 * one_task / (1 << 30))) as evaluator:
         a = evaluator._bench_reference(vec_scale)
@@ -106,7 +109,7 @@ def _sized(task_id: str, n: int) -> SimpleNamespace:
         name="data", n_elements=lambda sizes: n, dtype=SimpleNamespace(numpy=np.dtype("float32"))
     )
     return SimpleNamespace(
-        id=task_id, root=f"/tasks/{task_id}", convention="device", arrays=[array], bench_size={}
+        id=task_id, root=f"/tasks/{task_id}", convention="device", arrays=[array], args=(), bench_size={}
     )
 
 

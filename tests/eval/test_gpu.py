@@ -273,3 +273,67 @@ def test_the_parents_tolerance_kernel_agrees_with_the_host_check(gpu_eval):
         actual[[5, 77_777]] += 1
         assert on_device(actual, expected, 2, 0.0, 0.0) == (2, 5)
     rt.free(scratch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint16", "int32", "uint32", "int64"])
+def test_the_device_perturbs_inputs_as_the_host_does(gpu_eval, dtype):
+    """Timed calls' inputs are perturbed on the device; the parent computes the checked calls'
+    expected outputs from the same perturbation done with NumPy: the two must agree bit for bit."""
+    import numpy as np
+
+    from regrapht.eval import toolchain
+    from regrapht.eval.cudart import CudaRuntime
+    from regrapht.eval.perturb import bounds_of, perturbed
+    from regrapht.eval.worker import DeviceMemory
+
+    rt = CudaRuntime(str(toolchain.libcudart_path()))
+    rt.init(0)
+    mem = DeviceMemory(rt, gpu_eval._device_check_library())
+    assert mem.perturb_device is not None
+    rng = np.random.default_rng(3)
+    n = (1 << 20) + 7
+    if np.dtype(dtype).kind == "f":
+        x = (rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)).astype(dtype)
+        x[:5] = [0.0, -0.0, np.nan, np.inf, np.finfo(dtype).tiny / 4]
+    else:
+        info = np.iinfo(dtype)
+        x = rng.integers(max(int(info.min), -1000), min(int(info.max), 1000) + 1, n).astype(dtype)
+    bounds = bounds_of(x)
+    src, dst = mem.alloc(x.nbytes), mem.alloc(x.nbytes)
+    try:
+        mem.upload(src, 0, x)
+        for key in (0, 12345, 2**64 - 1):
+            mem.perturb(dst, 0, src, 0, x.nbytes, dtype, key, bounds, x)
+            assert rt.synchronize() == 0
+            got = mem.download(dst, 0, x.nbytes).view(dtype)
+            assert got.tobytes() == perturbed(x, key, bounds).tobytes()
+    finally:
+        mem.free(src)
+        mem.free(dst)
+
+
+def test_a_memorizing_kernel_is_caught_or_timed_as_if_it_did_the_work(gpu_eval, build_cache):
+    """A kernel that recognizes an input set from four sampled elements and copies the output it
+    cached for it. With fresh inputs it finds nothing to copy: no faster than the naive kernel it
+    otherwise is. With the sets rotated as drawn, it would pass as several times faster."""
+    from regrapht.eval import TimingConfig
+
+    task = load_task(HERE / "tasks" / "sin_series_gpu")
+    naive = gpu_eval.evaluate(task, task.naive_source(), "cuda")
+    assert naive.status == "correct", naive.message
+    # every checked call judged in device memory against its own expected values
+    assert naive.timings["candidate"]["fresh_inputs"] is True
+    assert naive.timings["candidate"]["judged_on_device"] is True
+    memo = gpu_eval.evaluate(task, cu("sin_series_memo.cu"), "cuda")
+    assert memo.timings["candidate"]["fresh_inputs"] is True
+    if memo.status == "correct":
+        assert memo.speedups["naive"]["value"] <= 1.1 * naive.speedups["naive"]["value"], (
+            memo.speedups["naive"],
+            naive.speedups["naive"],
+        )
+    timing = TimingConfig(budget_s=0.3, min_rounds=10, serial_budget_s=0.3, fresh_inputs=False)
+    with Evaluator(quick_config(build_cache, call_timeout_s=15.0, timing_config=timing)) as rotating:
+        fooled = rotating.evaluate(task, cu("sin_series_memo.cu"), "cuda")
+    assert fooled.status == "correct", fooled.message
+    assert fooled.timings["candidate"]["fresh_inputs"] is False
+    assert fooled.speedups["naive"]["value"] > 2.0  # the hole fresh inputs close

@@ -18,6 +18,9 @@ class TimingConfig:
     target_rse: float = 0.005  # stop when every timed kernel's relative standard error is below this
     budget_s: float = 1.0  # per evaluation, for the candidate and its interleaved baselines together
     input_sets: int = 2  # distinct input sets rotated through the timed calls at the same pointers
+    # Every timed call sees its set's perturbable inputs perturbed with a key of its own, so no call
+    # repeats an input a candidate has seen (eval/perturb.py). Off: the sets repeat as drawn.
+    fresh_inputs: bool = True
     # Device calls only: before each timed call the device is held busy this long, ahead of the start
     # event, so the host's launch latency (a few microseconds, varying between processes) is not
     # timed with the kernel. 0 times from an idle device.

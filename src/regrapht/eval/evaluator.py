@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
-import json
 import os
 import platform
 import shutil
@@ -37,8 +36,12 @@ from regrapht.eval.reference import (
     RefCase,
     TestReference,
     bench_bytes,
+    checked_calls,
     draw_bench_sets,
     draw_test_cases,
+    has_perturbable,
+    perturbed_inputs,
+    set_bounds,
 )
 from regrapht.eval.runner import Reply, SpareWorker, WorkerOutcome, run_worker
 from regrapht.eval.stats import speedup, summarize
@@ -50,6 +53,7 @@ from regrapht.tasks.generators import GeneratorError
 
 GUARD_BYTES = 256
 DEVICE_CHECK_SOURCE = Path(__file__).resolve().parent.parent / "data" / "kernels" / "device_check.cu"
+HOST_PERTURB_SOURCE = DEVICE_CHECK_SOURCE.with_name("host_perturb.cpp")
 CANARY = 0xA5
 POISON = (0xFF, 0x7B)  # NaN / -1 in the first run, 1.3e36 / 0x7B7B7B7B in the second
 TARGETS = ("cuda", "cpu")
@@ -184,6 +188,7 @@ class Evaluator:
         self._cuda_runs = 0
         self._spare_lock = threading.Lock()
         self._device_check: Future | None = None
+        self._host_perturb: Future | None = None
         self._device_judge: DeviceJudge | None = None
         self._device_judge_off: str | None = None  # why the parent does not judge on the device
         self._device_judge_lock = threading.Lock()
@@ -295,6 +300,8 @@ class Evaluator:
         builds = [p.candidate, *p.baselines.values()]
         if self._uses_device_check(p.task, p.target) and self._device_check is not None:
             builds.append(self._device_check)
+        elif self.config.timing and self._host_perturb is not None:
+            builds.append(self._host_perturb)
         unbuilt = [f for f in builds if not f.done()]
         if unbuilt:
             return unbuilt, False
@@ -318,6 +325,8 @@ class Evaluator:
         kind: Kind = "cuda" if target == "cuda" else "cpu"
         if self._uses_device_check(task, target):
             self._device_check_build()  # beside the first candidates: workers need it only to time
+        elif self.config.timing:
+            self._host_perturb_build()
         submit = self._submitter(task)
         extra = dict(baselines)
         if target == "cuda" and self.config.compare_naive and task.naive_path is not None:
@@ -499,7 +508,7 @@ class Evaluator:
 
     def _prefetch_one(self, task: Task) -> None:
         key = str(self._task_dir(task))
-        size = bench_bytes(task, self.config.timing_config.input_sets)
+        size = bench_bytes(task, self.config.timing_config.input_sets, self.config.timing_config.fresh_inputs)
         cap = self.config.reference_cache_bytes()
         with self._bench_lock:
             while True:
@@ -561,6 +570,17 @@ class Evaluator:
             drawn = time.perf_counter()
         except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
             raise ReferenceError(f"task {task.id}: its bench inputs could not be generated: {exc}") from exc
+        # Fresh inputs: the reference computes the checked timed calls' outputs, on exactly their
+        # perturbed inputs, instead of one output per set; no timed call sees a set unperturbed.
+        reason = self._fresh_off(task)
+        bounds = [set_bounds(task, bench_set.inputs) for bench_set in sets] if not reason else []
+        if bounds and not any(b is not None for per_set in bounds for b in per_set.values()):
+            reason = "no perturbable input has a finite value to perturb"
+        checked = (
+            checked_calls(task, sets, bounds, self._seed_of(task), int(root.name[len("bench") :]))
+            if not reason
+            else []
+        )
         spec = self._timing_spec(
             task,
             root,
@@ -576,15 +596,31 @@ class Evaluator:
         spec["floor_rounds"] = 1
         turn = TimingTurn(self._serial_timing)
         try:
-            samples = self._run_reference(task, sets, timing=spec, turn=turn)
+            samples = self._run_reference(task, checked or sets, timing=spec, turn=turn)
         finally:
             turn.give_back()
         for bench_set in sets:
             bench_set.inputs = {}  # on disk for the workers; only the expected outputs stay in memory
         end = time.perf_counter()
         return BenchReference(
-            root, sets, samples, end - start, {"draw": drawn - start, "reference": end - drawn}
+            root,
+            sets,
+            samples,
+            end - start,
+            {"draw": drawn - start, "reference": end - drawn},
+            checked=checked,
+            bounds=bounds,
+            fresh_reason=reason,
+            written_bytes=sum(sets[0].nbytes[a.name] for a in task.written),
         )
+
+    def _fresh_off(self, task: Task) -> str:
+        """Why a task's timed calls cannot get fresh inputs; empty when they can."""
+        if not self.config.timing_config.fresh_inputs:
+            return "turned off (TimingConfig.fresh_inputs = False)"
+        if not has_perturbable(task):
+            return 'the task declares no perturbable input (perturb = "values" in task.toml)'
+        return ""
 
     def _run_reference(
         self,
@@ -607,6 +643,8 @@ class Evaluator:
             runs=1,
         )
         job["trusted"] = True  # the oracle: only its outputs come back
+        if any(case.perturb is not None for case in cases):
+            job["host_perturb"] = self._host_perturb_library()  # checked calls' inputs, as candidates get them
         on_message = None
         if timing is not None and turn is not None:
             job["await_timing"] = True  # asks once its outputs are written
@@ -678,7 +716,15 @@ class Evaluator:
                 }
                 for a in task.args
             ],
-            "cases": [{"label": c.label, "dir": str(c.dir), "nbytes": c.nbytes} for c in cases],
+            "cases": [
+                {
+                    "label": c.label,
+                    "dir": str(c.dir),
+                    "nbytes": c.nbytes,
+                    **({"perturb": c.perturb.to_json()} if c.perturb is not None else {}),
+                }
+                for c in cases
+            ],
             "runs_per_case": runs,
             "guard_bytes": GUARD_BYTES,
             "canary": CANARY,
@@ -738,6 +784,8 @@ class Evaluator:
         )
         job["await_timing"] = self.config.timing
         job["device_check"] = self._device_check_library() if self._uses_device_check(task, target) else None
+        if self.config.timing and not job["device_buffers"]:
+            job["host_perturb"] = self._host_perturb_library()
         job["sandbox"] = self._sandbox_spec(task, job, job_dir)
         run = _Run(job_dir=job_dir)
         checker = load_checker(task)
@@ -775,6 +823,14 @@ class Evaluator:
                     tc.budget_s,
                     tc.max_rounds,
                 )
+                if run.bench.fresh:
+                    spec["fresh"] = {
+                        "slots": [[c.seed_index, c.perturb.key] for c in run.bench.checked if c.perturb],
+                        "arrays": {
+                            name: [b[name].to_list() if b[name] is not None else None for b in run.bench.bounds]
+                            for name in run.bench.bounds[0]
+                        },
+                    }
                 # Staged before the first timed call: memory the parent takes mid-timing would tell
                 # the candidate which of its calls are checked.
                 spec["judge_on_device"] = (
@@ -834,7 +890,7 @@ class Evaluator:
         and write (its scratch), or None when candidates run unconfined."""
         if self._sandbox_off is not None:
             return None
-        libraries = [*job["libs"].values(), job.get("device_check") or ""]
+        libraries = [*job["libs"].values(), job.get("device_check") or "", job.get("host_perturb") or ""]
         read = [str(self._task_dir(task))] + [str(Path(lib).parent) for lib in libraries if lib]
         if job["libcudart"]:
             read.append(str(Path(job["libcudart"]).parent))
@@ -865,6 +921,22 @@ class Evaluator:
             return None
         return built.library if built.ok else None
 
+    def _host_perturb_build(self) -> Future:
+        if self._host_perturb is None:  # a racing second submit joins the first compile
+            self._host_perturb = self.compiler.submit(
+                HOST_PERTURB_SOURCE.read_text(), "cpu", "regrapht_host_perturb", "", []
+            )
+        return self._host_perturb
+
+    def _host_perturb_library(self) -> str | None:
+        """The harness's host perturbation; without it (it failed to build) NumPy perturbs, with the
+        same values, more slowly."""
+        try:
+            built: CompileResult = self._host_perturb_build().result()
+        except Exception:  # the build itself broke (not a failed compile): NumPy it is
+            return None
+        return built.library if built.ok else None
+
     # ---- judging timed outputs on the device ------------------------------------------------
     def _stage_on_device(self, task: Task, bench: BenchReference, job: dict[str, Any]) -> bool:
         """Whether this candidate's timed outputs are judged in device memory: the parent's judge
@@ -881,38 +953,43 @@ class Evaluator:
         if judge is None:
             return False
         try:
-            return judge.stage(str(bench.dir), [bench_set.expected for bench_set in bench.sets])
+            return judge.stage(str(bench.dir), [case.expected for case in bench.checked or bench.sets])
         except Exception as exc:  # the parent's own failure: files, as without a judge
             self._retire_device_judge(f"staging expected outputs failed: {exc}")
             return False
 
     def _judge_anchor(self, task: Task, run: _Run, message: dict[str, Any]) -> bool:
-        """Judge the output a worker kept in device memory for an input set's first checked timed
-        call, where it lies; True when judged. False for anything else (a malformed or repeated
-        message, a handle that does not open or maps too little, a failure of the parent's own):
-        the worker then sends the output as a file, judged in full as before, so no such failure
-        is blamed on the candidate or passes it."""
+        """Judge the output a worker kept in device memory for a checked timed call, where it lies;
+        True when judged. The call is an input set's first checked one, or (fresh inputs) any
+        checked call, named by its slot. False for anything else (a malformed or repeated message,
+        a handle that does not open or maps too little, a failure of the parent's own): the worker
+        then sends the output as a file, judged in full as before, so no such failure is blamed on
+        the candidate or passes it."""
         assert run.bench is not None
-        key = (str(message.get("lib")), message.get("set"))
+        fresh = run.bench.fresh
+        index = message.get("slot") if fresh else message.get("set")
+        cases = run.bench.checked if fresh else run.bench.sets
+        key = (str(message.get("lib")), index)
         round_index, handles, judge = message.get("round"), message.get("handles"), self._device_judge
         if (
             judge is None  # retired by an earlier failure of its own
-            or not isinstance(key[1], int)
-            or not 0 <= key[1] < len(run.bench.sets)
+            or not isinstance(index, int)
+            or not 0 <= index < len(cases)
+            or (fresh and message.get("set") != cases[index].seed_index)
             or not isinstance(round_index, int)
             or not isinstance(handles, dict)
             or key in run.device_verdicts
         ):
             return False
-        bench_set = run.bench.sets[key[1]]
+        case = cases[index]
         problem = None
         for arg in task.written:
             assert arg.tolerance is not None
-            expected = bench_set.expected[arg.name]
+            expected = case.expected[arg.name]
             try:
                 counted = judge.count(
                     str(run.bench.dir),
-                    key[1],
+                    index,
                     arg.name,
                     str(handles.get(arg.name, "")),
                     arg.tolerance,
@@ -1122,9 +1199,18 @@ class Evaluator:
         assert timing is not None
         first_round = min(c["round"] for c in timing["checks"])
         checker = load_checker(task)
-        judged: dict[tuple[str, int], int] = {}  # (lib, input set) -> round whose output was judged in full
+        # (lib, input set) -> round whose output was judged in full; with fresh inputs (lib, slot)
+        judged: dict[tuple[str, int], int] = {}
         for check in sorted(timing["checks"], key=lambda c: c["round"]):
-            bench_set = bench.sets[check["set"]]
+            case = self._checked_case(bench, check, judged) if bench.fresh else bench.sets[check["set"]]
+            if case is None:
+                ev.status = "runtime_error"
+                ev.message = (
+                    f"the worker reported timed call {check['round'] + 1} as a checked call the parent "
+                    f"never planned (slot {check.get('slot')!r}, set {check.get('set')!r}; harness protocol error)"
+                )
+                return
+            index = check["slot"] if bench.fresh else check["set"]
             for name, where in sorted(check["late"].items()):
                 ev.status, ev.message = (
                     "integrity_violation",
@@ -1134,7 +1220,8 @@ class Evaluator:
             if "same_as" in check:
                 # The worker found this output identical, bit for bit, to an earlier checked output of
                 # the same input set: that one must have been judged here, in full, and passed.
-                if judged.get((check["lib"], check["set"])) != check["same_as"]:
+                # With fresh inputs no two calls share their inputs: no such claim can be true.
+                if bench.fresh or judged.get((check["lib"], check["set"])) != check["same_as"]:
                     ev.status = "runtime_error"
                     ev.message = (
                         f"the worker reported timed call {check['round'] + 1} identical to call "
@@ -1144,7 +1231,7 @@ class Evaluator:
                 continue
             if check.get("judged_on_device"):
                 # Judged here already, in the worker's device memory, when the worker pointed at it.
-                verdict = device_verdicts.get((check["lib"], check["set"]))
+                verdict = device_verdicts.get((check["lib"], index))
                 if verdict is None or verdict.round != check["round"]:
                     ev.status, ev.message = (
                         "runtime_error",
@@ -1156,7 +1243,7 @@ class Evaluator:
                     return
                 problem = verdict.problem
             else:
-                problem = self._judge_timed_files(task, bench_set, check, checker)
+                problem = self._judge_timed_files(task, case, check, checker)
             if problem:
                 if check["round"] == first_round:
                     ev.status = "wrong_answer"
@@ -1168,7 +1255,7 @@ class Evaluator:
                         f"were right (the candidate behaves differently on later calls): {problem}"
                     )
                 return
-            judged.setdefault((check["lib"], check["set"]), check["round"])
+            judged.setdefault((check["lib"], index), check["round"])
         unclaimed = [v for key, v in device_verdicts.items() if v.problem and key not in judged]
         if unclaimed:
             # The parent found an output wrong that the worker's report then left out.
@@ -1186,6 +1273,10 @@ class Evaluator:
             ev.timings[lib] = {**summarize(s[primary], s["host"], s["event"]).to_dict(), "hold_s": hold_s}
         # Where the timed outputs were judged: in the worker's device memory, or from files.
         ev.timings["candidate"]["judged_on_device"] = any(c.get("judged_on_device") for c in timing["checks"])
+        # Whether every timed call saw inputs no earlier call had (and if not, why not).
+        ev.timings["candidate"]["fresh_inputs"] = bench.fresh
+        if not bench.fresh:
+            ev.timings["candidate"]["fresh_inputs_reason"] = bench.fresh_reason
         serial = bench.serial_samples
         ev.timings["serial"] = summarize(serial, serial, serial).to_dict()
         cand = ev.timings["candidate"]
@@ -1216,6 +1307,18 @@ class Evaluator:
             ev.reward_baseline = baseline
             ev.reward = hierarchical_reward("correct", ev.speedups[baseline]["value"])
 
+    @staticmethod
+    def _checked_case(
+        bench: BenchReference, check: dict[str, Any], judged: dict[tuple[str, int], int]
+    ) -> RefCase | None:
+        """The planned checked call a fresh-input check reports: its slot exists, was not judged
+        before for this library, and ran on the set the parent computed its expected outputs for."""
+        slot = check.get("slot")
+        if not isinstance(slot, int) or not 0 <= slot < len(bench.checked) or (check["lib"], slot) in judged:
+            return None
+        case = bench.checked[slot]
+        return case if check.get("set") == case.seed_index else None
+
     def _judge_timed_files(
         self, task: Task, bench_set: RefCase, check: dict[str, Any], checker
     ) -> str | None:
@@ -1234,7 +1337,7 @@ class Evaluator:
                     return mismatch.describe(arg.name, arg.tolerance)
         if checker is not None and any(a.tolerance.kind == "custom" for a in task.written):
             verdict = checker(
-                _bench_inputs(task, bench_set),
+                perturbed_inputs(task, bench_set),
                 bench_set.expected,
                 {name: np.array(values) for name, values in actual.items()},  # writable copies
                 dict(task.bench_size),
@@ -1304,15 +1407,6 @@ class Evaluator:
 
 
 _EXACT = Tolerance("exact")
-
-
-def _bench_inputs(task: Task, bench_set: RefCase) -> dict[str, Any]:
-    """A bench set's inputs for a task's checker, read back from the files the workers used."""
-    values: dict[str, Any] = json.loads((bench_set.dir / "scalars.json").read_text())
-    for arg in task.args:
-        if arg.is_array and arg.is_read:
-            values[arg.name] = np.load(bench_set.dir / f"{arg.name}.npy", mmap_mode="r")
-    return values
 
 
 def build_order(tasks: list[Task], input_sets: int) -> list[Task]:

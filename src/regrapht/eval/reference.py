@@ -11,7 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from regrapht.eval.perturb import Bounds, bounds_of, perturbed
 from regrapht.tasks import Task, make_inputs
+
+# Checked timed calls per candidate: the first timed call, one in each of three widening windows
+# (`worker.CHECK_WINDOWS`) and the final one. With fresh inputs each has its own perturbation key.
+CHECKED_CALLS = 5
 
 
 @dataclass
@@ -23,6 +28,17 @@ class RefCase:
     inputs: dict[str, Any]
     nbytes: dict[str, int]
     expected: dict[str, np.ndarray] = field(default_factory=dict)
+    # A checked timed call's inputs: the base set in `dir`, perturbed with `key` (fresh inputs)
+    perturb: Perturbation | None = None
+
+
+@dataclass
+class Perturbation:
+    key: int
+    bounds: dict[str, Bounds | None]  # per perturbable input; None: left as it is
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "bounds": {k: b.to_list() if b else None for k, b in self.bounds.items()}}
 
 
 @dataclass
@@ -38,16 +54,29 @@ class BenchReference:
     serial_samples: list[float]
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)  # seconds drawing inputs, running the reference
+    # Fresh inputs: the checked timed calls (base set, key, expected outputs), in check-slot order,
+    # and each set's bounds per perturbable input. Empty: timed calls rotate the sets as drawn.
+    checked: list[RefCase] = field(default_factory=list)
+    bounds: list[dict[str, Bounds | None]] = field(default_factory=list)
+    fresh_reason: str = ""  # why timed calls do not get fresh inputs, when they do not
+
+    @property
+    def fresh(self) -> bool:
+        return bool(self.checked)
 
     @property
     def nbytes(self) -> dict[str, int]:
         return self.sets[0].nbytes
 
+    written_bytes: int = 0  # one call's outputs: what each checked call's expected outputs hold
+
     @property
     def held_bytes(self) -> int:
         """Memory the data holds while kept: the input files (memory-backed where possible) and
-        the expected outputs, per set (each argument counted once, as input or output)."""
-        return sum(sum(s.nbytes.values()) for s in self.sets)
+        the expected outputs, per set (each argument counted once, as input or output), and the
+        expected outputs of checked calls beyond one per set (fresh inputs)."""
+        extra = max(0, len(self.checked) - len(self.sets)) * self.written_bytes
+        return sum(sum(s.nbytes.values()) for s in self.sets) + extra
 
 
 def write_case(
@@ -66,9 +95,62 @@ def array_nbytes(task: Task, sizes: dict[str, int]) -> dict[str, int]:
     return {a.name: a.n_elements(sizes) * a.dtype.numpy.itemsize for a in task.arrays}
 
 
-def bench_bytes(task: Task, input_sets: int) -> int:
+def bench_bytes(task: Task, input_sets: int, fresh: bool = False) -> int:
     """What a task's bench data will hold while kept (`BenchReference.held_bytes`), before it is built."""
-    return sum(array_nbytes(task, task.bench_size).values()) * input_sets
+    sizes = array_nbytes(task, task.bench_size)
+    extra = 0
+    if fresh and has_perturbable(task):
+        written = sum(sizes[a.name] for a in task.written)
+        extra = max(0, CHECKED_CALLS - input_sets) * written
+    return sum(sizes.values()) * input_sets + extra
+
+
+def has_perturbable(task: Task) -> bool:
+    return any(a.perturbable for a in task.args)
+
+
+def set_bounds(task: Task, inputs: dict[str, Any]) -> dict[str, Bounds | None]:
+    """The range each perturbable input of one drawn set keeps when perturbed."""
+    return {a.name: bounds_of(np.asarray(inputs[a.name])) for a in task.args if a.perturbable}
+
+
+def checked_calls(
+    task: Task, sets: list[RefCase], bounds: list[dict[str, Bounds | None]], seed_of, build: int
+) -> list[RefCase]:
+    """The checked timed calls of fresh-input timing: each its own key, drawn from the run's secret,
+    on a base set taken in turn from a secret start, so every set is checked. Their expected outputs
+    are the serial reference's on exactly these perturbed inputs (filled in by the reference run)."""
+    start = seed_of("checked-start", build) % len(sets)
+    calls = []
+    for slot in range(CHECKED_CALLS):
+        s = (start + slot) % len(sets)
+        key = seed_of("perturb", build, slot)
+        calls.append(
+            RefCase(
+                f"bench set {s + 1}, checked timed call {slot + 1}",
+                dict(sets[s].sizes),
+                s,
+                sets[s].dir,
+                {},
+                dict(sets[s].nbytes),
+                perturb=Perturbation(key, bounds[s]),
+            )
+        )
+    return calls
+
+
+def perturbed_inputs(task: Task, case: RefCase) -> dict[str, Any]:
+    """A case's inputs as its call saw them: read back from the files the workers used, with the
+    case's perturbation applied (the inputs a task's checker judges a checked timed call by)."""
+    values: dict[str, Any] = json.loads((case.dir / "scalars.json").read_text())
+    for arg in task.args:
+        if arg.is_array and arg.is_read:
+            base = np.load(case.dir / f"{arg.name}.npy", mmap_mode="r")
+            if case.perturb is not None and arg.name in case.perturb.bounds:
+                values[arg.name] = perturbed(np.asarray(base), case.perturb.key, case.perturb.bounds[arg.name])
+            else:
+                values[arg.name] = base
+    return values
 
 
 def draw_test_cases(task: Task, root: Path, seeds: int, seed_of) -> list[RefCase]:

@@ -15,6 +15,7 @@ import ctypes
 import json
 import mmap
 import os
+import secrets
 import sys
 import time
 from collections.abc import Iterable
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from regrapht.eval.perturb import Bounds, perturb_into, perturbed
 
 _CTYPES = {
     "int8": ctypes.c_int8,
@@ -41,6 +44,12 @@ ENTRY = "__regrapht_entry"
 # flight: file reads and writes run on threads while the link copies.
 STAGE_BYTES = 16 << 20
 STAGE_SLOTS = 4
+# After the first timed call, one checked call is drawn in secret from each window of timed rounds
+# (offsets from the first timed round): behaviour that changes on later calls is caught at calls a
+# candidate cannot predict, at a cost that does not grow with the rounds. The last window ends at
+# the round limit.
+CHECK_WINDOWS = ((1, 8), (8, 64), (64, None))
+_PERTURB_CODES = {"f": 0, "i": 2, "u": 3}
 
 
 class Channel:
@@ -70,8 +79,52 @@ def _settle(futures: Iterable[Future], raise_first: bool = True) -> None:
         raise error
 
 
+def _bind_perturb(function: Any) -> Any:
+    """`regrapht_perturb` (device) or `regrapht_perturb_host`, typed: (dst, src, n, dtype code, itemsize,
+    key, float lo, float hi, integer lo, integer hi) -> status."""
+    function.restype = ctypes.c_int
+    function.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.c_ulonglong,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_ulonglong,
+        ctypes.c_double,
+        ctypes.c_double,
+        ctypes.c_longlong,
+        ctypes.c_longlong,
+    ]
+    return function
+
+
+def _perturb_tail(dtype: str, key: int, bounds: Bounds) -> list[Any]:
+    """The arguments after (dst, src) of the harness's perturbation functions."""
+    np_dtype = np.dtype(dtype)
+    floating = np_dtype.kind == "f"
+    code = (0 if np_dtype.itemsize == 4 else 1) if floating else _PERTURB_CODES[np_dtype.kind]
+    return [
+        code,
+        np_dtype.itemsize,
+        key,
+        float(bounds.lo) if floating else 0.0,
+        float(bounds.hi) if floating else 0.0,
+        0 if floating else int(bounds.lo),
+        0 if floating else int(bounds.hi),
+    ]
+
+
 class HostMemory:
     """Buffers in host memory (cpu target, and the host calling convention)."""
+
+    def __init__(self, perturb_library: str | None = None):
+        self.perturb_host = None
+        if perturb_library:
+            try:
+                lib = ctypes.CDLL(perturb_library, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+                self.perturb_host = _bind_perturb(lib.regrapht_perturb_host)
+            except (OSError, AttributeError):
+                pass  # perturbed with NumPy instead: slower, the same values
 
     def alloc(self, nbytes: int) -> np.ndarray:
         return np.empty(max(nbytes, 1), dtype=np.uint8)
@@ -103,6 +156,26 @@ class HostMemory:
     def free(self, handle: np.ndarray) -> None:
         pass
 
+    def perturb(
+        self, dst: np.ndarray, dst_off: int, src: np.ndarray, src_off: int, nbytes: int, dtype: str,
+        key: int, bounds: Bounds, base: np.ndarray,
+    ) -> None:
+        """Write the staged input set at `src` to `dst`, perturbed with `key` (eval/perturb.py), with
+        the harness's host library where it loaded, else with NumPy."""
+        if self.perturb_host is not None and nbytes:
+            dst_ptr, src_ptr = dst.ctypes.data + dst_off, src.ctypes.data + src_off
+            status = self.perturb_host(
+                ctypes.c_void_p(dst_ptr),
+                ctypes.c_void_p(src_ptr),
+                nbytes // np.dtype(dtype).itemsize,
+                *_perturb_tail(dtype, key, bounds),
+            )
+            if status == 0:
+                return
+        perturb_into(
+            dst[dst_off : dst_off + nbytes].view(dtype), src[src_off : src_off + nbytes].view(dtype), key, bounds
+        )
+
     def hold(self, ns: int) -> bool:
         """Host calls are timed on the host clock, launch and all: there is nothing to cover."""
         return False
@@ -115,6 +188,7 @@ class DeviceMemory:
         self.rt = rt
         self.check = None
         self.hold_device = None
+        self.perturb_device = None
         self.stages: list[np.ndarray] | None = None
         self.io: ThreadPoolExecutor | None = None
         self.writer: ThreadPoolExecutor | None = None
@@ -126,6 +200,8 @@ class DeviceMemory:
             self.hold_device = lib.regrapht_hold_device
             self.hold_device.restype = ctypes.c_int
             self.hold_device.argtypes = [ctypes.c_ulonglong]
+            perturb = getattr(lib, "regrapht_perturb", None)
+            self.perturb_device = _bind_perturb(perturb) if perturb is not None else None
             self.check = lib.regrapht_count_differences
             self.check.restype = ctypes.c_int
             self.check.argtypes = [
@@ -294,6 +370,27 @@ class DeviceMemory:
         )
         return {"count": int(result[0]), "first": int(result[1])} if result[0] else None
 
+    def perturb(
+        self, dst: int, dst_off: int, src: int, src_off: int, nbytes: int, dtype: str,
+        key: int, bounds: Bounds, base: np.ndarray,
+    ) -> None:
+        """Write the staged input set at `src` to `dst`, perturbed with `key`, with the harness's
+        kernel (on the legacy default stream, before the pre-call synchronization): the cost of the
+        plain copy it replaces. Without the harness library, perturbed on the host from the mapped
+        base file (`base`) and uploaded: slower, the same values."""
+        if self.perturb_device is None:
+            self.upload(dst, dst_off, perturbed(np.asarray(base), key, bounds))
+            return
+        self.rt.check(
+            self.perturb_device(
+                ctypes.c_void_p(dst + dst_off),
+                ctypes.c_void_p(src + src_off),
+                nbytes // np.dtype(dtype).itemsize,
+                *_perturb_tail(dtype, key, bounds),
+            ),
+            "perturbing a timed call's inputs",
+        )
+
     def ipc_handle(self, handle: int) -> str:
         return self.rt.ipc_handle(handle)
 
@@ -333,7 +430,11 @@ class Worker:
             from regrapht.eval.cudart import CudaRuntime
 
             self.rt = ready[0] if ready else CudaRuntime(job["libcudart"])
-        self.mem = DeviceMemory(self.rt, job.get("device_check")) if job["device_buffers"] else HostMemory()
+        self.mem = (
+            DeviceMemory(self.rt, job.get("device_check"))
+            if job["device_buffers"]
+            else HostMemory(job.get("host_perturb"))
+        )
         self.pool: dict[tuple[str, int], Any] = {}
         self.entries: dict[str, Any] = {}
         # the array arguments a call writes: what the checks snapshot, keep and send
@@ -496,6 +597,17 @@ class Worker:
                     for a in self.job["args"]
                     if a["array"] and a["role"] in ("input", "inout")
                 }
+                perturb = case.get("perturb")
+                if perturb:
+                    # A checked timed call's inputs: the base set perturbed with that call's key, by
+                    # the harness's host library (NumPy without it) as a candidate's calls are.
+                    for name, bounds in perturb["bounds"].items():
+                        if bounds is None:
+                            continue
+                        base = inputs[name]
+                        out = np.empty(base.shape, dtype=base.dtype)
+                        self._perturb_host(out, base, int(perturb["key"]), Bounds(*bounds))
+                        inputs[name] = out
                 direct = {n: inputs[n] for n in self._read_in_place()}
                 for run in range(runs):
                     handles = self._prepare(
@@ -518,6 +630,11 @@ class Worker:
                     self.channel.send(
                         event="case_done", lib=lib, case=index, run=run, files=files, at_return=at_return
                     )
+
+    def _perturb_host(self, out: np.ndarray, base: np.ndarray, key: int, bounds: Bounds) -> None:
+        host = self.mem if isinstance(self.mem, HostMemory) else HostMemory(self.job.get("host_perturb"))
+        raw_out, raw_base = out.reshape(-1).view(np.uint8), np.asarray(base).reshape(-1).view(np.uint8)
+        host.perturb(raw_out, 0, raw_base, 0, raw_base.size, base.dtype.name, key, bounds, base)
 
     def _snapshot(self, handles: dict[str, Any], nbytes: dict[str, int]) -> dict[str, Any]:
         """Copy every output as the calling stream sees it when the function returns, before any
@@ -581,9 +698,9 @@ class Worker:
         # every call, so consecutive calls see different data at the same pointers. The trusted
         # reference reads its inputs in place instead, from the files its output runs mapped.
         in_place = self._read_in_place()
-        sets, mapped_sets = [], []
+        sets, mapped_sets, bases = [], [], []
         for s in range(int(spec["sets"])):
-            staged, mapped = {}, {}
+            staged, mapped, base = {}, {}, {}
             for a in readable:
                 data = self._mapped(bench_dir / f"set{s}" / f"{a['name']}.npy")
                 if a["name"] in in_place:
@@ -592,15 +709,18 @@ class Worker:
                 handle = self.buffer(a["name"], nbytes[a["name"]], tag=f".set{s}")
                 self.mem.upload(handle, self.guard, data)
                 staged[a["name"]] = handle
+                base[a["name"]] = data
             sets.append(staged)
             mapped_sets.append(mapped)
+            bases.append(base)
         handles = {
             a["name"]: self.buffer(a["name"], nbytes[a["name"]]) for a in arrays if a["name"] not in in_place
         }
         flush_bytes = int(spec.get("flush_bytes") or self._default_flush_bytes())
         flush = self.mem.alloc(flush_bytes)
         hold_ns = int(float(spec.get("hold_s", 0.0)) * 1e9)
-        anchors = self._anchors(spec, nbytes)
+        fresh = FreshInputs.from_spec(spec.get("fresh"), len(sets))
+        anchors = self._anchors(spec, nbytes, fresh is not None)
         self.judge_on_device = bool(spec.get("judge_on_device")) and anchors is not None
         start_ev = end_ev = 0
         if self.rt is not None:
@@ -610,35 +730,58 @@ class Worker:
         samples: dict[str, dict[str, list[float]]] = {
             lib: {"host": [], "event": [], "set": []} for lib in libs
         }
-        # Timed outputs are checked on the first timed round, the final one, and one round drawn in
-        # secret from each of three widening windows, so behaviour that changes on later calls is
-        # caught at rounds the candidate cannot predict, at a cost that does not grow with the rounds.
-        windows = [(1, 8), (8, 64), (64, int(spec["max_rounds"]))]
-        check_offsets = {0} | {int(rng.integers(lo, hi)) for lo, hi in windows if hi > lo}
+        max_rounds = int(spec["max_rounds"])
+        # One input set per round, shared by every kernel, so timings compare like with like even
+        # when the sets differ in cost (a power-law matrix's longest row, say). Sets come in shuffled
+        # blocks of one each, so every set weighs the same in the medians; drawn ahead, so fresh
+        # inputs can place each checked call on the set its expected outputs were computed for.
+        sequence = set_sequence(rng, len(sets), max_rounds + 8 * len(sets) + 8)
+        # Checked calls: the first timed round, one drawn in secret from each window, and a final
+        # round the candidate cannot tell from the others (see CHECK_WINDOWS).
+        check_offsets = {0} | {
+            int(rng.integers(lo, hi)) for lo, hi in _windows(max_rounds) if hi > lo
+        }
+        # Fresh inputs: checked round -> its slot (its key and base set), planned once the
+        # warm-up ends.
+        checked_rounds: dict[int, int] = {}
         # Warm-up: `warmup_rounds` rounds, fewer for slow kernels (never none): once `warmup_s` is
         # spent, one more call of seconds warms nothing the first did not.
         warmup_rounds, warmup_s = int(spec["warmup_rounds"]), float(spec.get("warmup_s", float("inf")))
         timed_from: int | None = 0 if warmup_rounds == 0 else None
+        if fresh is not None and timed_from is not None:
+            checked_rounds = fresh.plan(sequence, timed_from, max_rounds, rng)
         checks: list[dict[str, Any]] = []
         began = time.perf_counter()
         stop_after: int | None = None
         round_index = 0
-        set_order: list[int] = []
         held = False
         check_s = 0.0  # of the timing phase, spent checking timed outputs (and sending them)
         while True:
             timed = timed_from is not None and round_index >= timed_from
             final = stop_after is not None and round_index == stop_after
             order = [libs[i] for i in rng.permutation(len(libs))]
-            # One input set per round, shared by every kernel, so timings compare like with like even
-            # when the sets differ in cost (a power-law matrix's longest row, say). Sets come in
-            # shuffled blocks of one each, so every set weighs the same in the medians.
-            if not set_order:
-                set_order = [int(i) for i in rng.permutation(len(sets))]
-            set_index = set_order.pop()
+            set_index = sequence[round_index]
+            slot = checked_rounds.get(round_index) if fresh is not None else None
+            # Every call of a round sees the same inputs; every round new ones (fresh inputs). A
+            # checked round's key was chosen by the parent, the others' here, never to be seen again.
+            key = secrets.randbits(64) if fresh is None or slot is None else fresh.keys[slot]
             for lib in order:
                 for a in readable:
                     if a["name"] in in_place:
+                        continue
+                    bounds = None if fresh is None else fresh.bounds[set_index].get(a["name"])
+                    if bounds is not None:
+                        self.mem.perturb(
+                            handles[a["name"]],
+                            self.guard,
+                            sets[set_index][a["name"]],
+                            self.guard,
+                            nbytes[a["name"]],
+                            a["dtype"],
+                            key,
+                            bounds,
+                            bases[set_index][a["name"]],
+                        )
                         continue
                     self.mem.copy(
                         handles[a["name"]],
@@ -658,9 +801,12 @@ class Worker:
                 self.mem.fill(flush, 0, flush_bytes, round_index & 0xFF)
                 args = self._arguments(handles, scalars, mapped_sets[set_index])
                 fn = self.entries[lib]
-                check_this = lib in spec["check_libs"] and (
-                    final or (timed and round_index - timed_from in check_offsets)
-                )
+                if fresh is not None:
+                    check_this = lib in spec["check_libs"] and slot is not None
+                else:
+                    check_this = lib in spec["check_libs"] and (
+                        final or (timed and round_index - timed_from in check_offsets)
+                    )
                 # The flush is queued before this synchronization, never after it: a kernel on the
                 # candidate's own non-blocking stream could run beside a flush still in flight,
                 # before the start event, untimed. The hold queued next fills every SM's thread
@@ -692,7 +838,7 @@ class Worker:
                     t_check = time.perf_counter()
                     checks.append(
                         self._check_timed(
-                            lib, round_index, set_index, final, handles, snapshots, nbytes, anchors
+                            lib, round_index, set_index, final, handles, snapshots, nbytes, anchors, slot
                         )
                     )
                     check_s += time.perf_counter() - t_check
@@ -705,6 +851,8 @@ class Worker:
                 round_index >= warmup_rounds or time.perf_counter() - began >= warmup_s
             ):
                 timed_from = round_index
+                if fresh is not None:
+                    checked_rounds = fresh.plan(sequence, timed_from, max_rounds, rng)
             timed_rounds = 0 if timed_from is None else round_index - timed_from
             if stop_after is None and self._enough(
                 samples, spec, time.perf_counter() - began, round_index, timed_rounds
@@ -712,6 +860,11 @@ class Worker:
                 if not spec["check_libs"]:
                     break  # nothing to check, so no final round is owed (the serial reference)
                 stop_after = round_index
+                if fresh is not None:
+                    # The final check falls on the next round of its slot's set that no other check
+                    # took; the rounds before it are timed as any other (with two sets, at most three).
+                    stop_after = fresh.final_round(sequence, round_index, checked_rounds)
+                    checked_rounds[stop_after] = len(fresh.keys) - 1
         self.mem.free(flush)
         for anchor in (anchors or {}).values():
             for handle in anchor["buffers"].values():
@@ -723,21 +876,26 @@ class Worker:
             seconds=time.perf_counter() - began,
             check_s=check_s,
             hold_s=hold_ns / 1e9 if held else 0.0,
+            fresh=fresh is not None,
         )
 
     def _anchors(
-        self, spec: dict[str, Any], nbytes: dict[str, int]
+        self, spec: dict[str, Any], nbytes: dict[str, int], fresh: bool = False
     ) -> dict[tuple[str, int], dict[str, Any]] | None:
         """Every buffer the timed checks need, allocated before the first timed call: an allocation
         (or a drop in free memory) between calls would tell a candidate which calls are checked.
         The snapshot at return per output, and one anchor per checked library, input set and output.
-        None when the anchors do not fit: every check then sends its output to the parent."""
+        With fresh inputs no two checked outputs are alike: one kept copy per checked library, for
+        the parent to judge in device memory, and only where it will. None when the anchors do not
+        fit: every check then sends its output to the parent."""
         for a in self.written:
             self.buffer(a["name"], nbytes[a["name"]], tag=".at_return")
+        if fresh and not spec.get("judge_on_device"):
+            return None
         anchors: dict[tuple[str, int], dict[str, Any]] = {}
         try:
             for lib in spec["check_libs"]:
-                for s in range(int(spec["sets"])):
+                for s in range(1 if fresh else int(spec["sets"])):
                     anchor: dict[str, Any] = {"round": None, "buffers": {}}
                     anchors[(lib, s)] = anchor
                     for a in self.written:
@@ -765,6 +923,7 @@ class Worker:
         snapshots: dict[str, Any],
         nbytes: dict[str, int],
         anchors: dict[tuple[str, int], dict[str, Any]] | None,
+        slot: int | None = None,
     ) -> dict[str, Any]:
         """One checked timed call. Bench outputs run to gigabytes, so comparisons happen where the
         buffers are and only their verdicts travel: the output as the call returned against the
@@ -786,6 +945,8 @@ class Worker:
             "late": late,
             "final": final,
         }
+        if slot is not None:
+            return self._check_fresh(entry, lib, round_index, set_index, slot, handles, nbytes, anchors)
         anchor = None if anchors is None else anchors.get((lib, set_index))
         if (
             anchor is not None
@@ -826,8 +987,38 @@ class Worker:
         entry["files"] = files
         return entry
 
+    def _check_fresh(
+        self,
+        entry: dict[str, Any],
+        lib: str,
+        round_index: int,
+        set_index: int,
+        slot: int,
+        handles: dict[str, Any],
+        nbytes: dict[str, int],
+        anchors: dict[tuple[str, int], dict[str, Any]] | None,
+    ) -> dict[str, Any]:
+        """A checked call with fresh inputs: its output is like no other call's, so it is judged in
+        full against its own expected values (its slot's), in device memory where the parent can,
+        else as a file."""
+        entry["slot"] = slot
+        anchor = None if anchors is None else anchors.get((lib, 0))
+        if anchor is not None and self.judge_on_device:
+            for a in self.written:
+                self.mem.copy(anchor["buffers"][a["name"]], 0, handles[a["name"]], self.guard, nbytes[a["name"]])
+            if self._anchor_judged_by_parent(lib, round_index, set_index, anchor, slot):
+                entry.update(files={}, judged_on_device=True)
+                return entry
+        files = {}
+        for a in self.written:
+            path = self.out_dir / f"timed.{lib}.r{round_index}.{a['name']}.bin"
+            self.mem.download_to(handles[a["name"]], self.guard, nbytes[a["name"]], path)
+            files[a["name"]] = str(path)
+        entry["files"] = files
+        return entry
+
     def _anchor_judged_by_parent(
-        self, lib: str, round_index: int, set_index: int, anchor: dict[str, Any]
+        self, lib: str, round_index: int, set_index: int, anchor: dict[str, Any], slot: int | None = None
     ) -> bool:
         """Offer the parent the kept output: it maps it into its own context and judges it there,
         while this process waits (the device idle). False when it could not: the output then goes
@@ -840,7 +1031,8 @@ class Worker:
             self.rt.last_error()  # the harness's failure, not the candidate's: not left to be read
             self.judge_on_device = False
             return False
-        self.channel.send(event="anchor", lib=lib, round=round_index, set=set_index, handles=handles)
+        extra = {} if slot is None else {"slot": slot}
+        self.channel.send(event="anchor", lib=lib, round=round_index, set=set_index, handles=handles, **extra)
         return bool(json.loads(sys.stdin.readline() or "{}").get("judged"))
 
     def _default_flush_bytes(self) -> int:
@@ -884,6 +1076,62 @@ class Worker:
             if within_set_rse(lib_samples["event"], lib_samples.get("set")) > float(spec["target_rse"]):
                 return False
         return True
+
+
+def _windows(max_rounds: int) -> list[tuple[int, int]]:
+    return [(lo, max_rounds if hi is None else hi) for lo, hi in CHECK_WINDOWS]
+
+
+def set_sequence(rng: np.random.Generator, sets: int, rounds: int) -> list[int]:
+    """The input set of each round: shuffled blocks in which every set comes once."""
+    sequence: list[int] = []
+    while len(sequence) < rounds:
+        sequence.extend(int(i) for i in rng.permutation(sets))
+    return sequence[:rounds]
+
+
+class FreshInputs:
+    """Fresh-input timing: each checked call's slot (first timed call, one per window, final) has the
+    parent's key and base set; every other call a key of its own, drawn here and never reused."""
+
+    def __init__(self, keys: list[int], slot_sets: list[int], bounds: list[dict[str, Bounds | None]]):
+        self.keys, self.slot_sets, self.bounds = keys, slot_sets, bounds
+
+    @classmethod
+    def from_spec(cls, spec: dict[str, Any] | None, sets: int) -> FreshInputs | None:
+        if not spec:
+            return None
+        slots = spec["slots"]
+        if len(slots) != len(CHECK_WINDOWS) + 2 or any(not 0 <= int(s) < sets for s, _ in slots):
+            raise ValueError(f"fresh inputs: {len(slots)} checked calls on sets {slots} do not fit the schedule")
+        bounds = [
+            {name: Bounds(*per_set[s]) if per_set[s] is not None else None for name, per_set in spec["arrays"].items()}
+            for s in range(sets)
+        ]
+        return cls([int(k) for _, k in slots], [int(s) for s, _ in slots], bounds)
+
+    def plan(
+        self, sequence: list[int], timed_from: int, max_rounds: int, rng: np.random.Generator
+    ) -> dict[int, int]:
+        """Round -> slot for every checked call but the final one: the first timed round of the first
+        slot's set, and in each window a round of its slot's set drawn in secret."""
+        first = next(r for r in range(timed_from, len(sequence)) if sequence[r] == self.slot_sets[0])
+        chosen = {first: 0}
+        for w, (lo, hi) in enumerate(_windows(max_rounds), start=1):
+            rounds = [
+                r
+                for r in range(timed_from + lo, min(timed_from + hi, len(sequence)))
+                if sequence[r] == self.slot_sets[w] and r not in chosen
+            ]
+            if rounds:
+                chosen[rounds[int(rng.integers(len(rounds)))]] = w
+        return chosen
+
+    def final_round(self, sequence: list[int], after: int, chosen: dict[int, int]) -> int:
+        """The first round from `after` on of the final slot's set that no other check took."""
+        return next(
+            r for r in range(after, len(sequence)) if sequence[r] == self.slot_sets[-1] and r not in chosen
+        )
 
 
 def within_set_rse(values: list[float], sets: list[int] | None = None) -> float:

@@ -45,7 +45,8 @@ _TOP_LEVEL = {
     "generators",
     "roofline",
 }
-_ARG_KEYS = {"name", "role", "dtype", "length", "generator", "value", "tolerance"}
+_ARG_KEYS = {"name", "role", "dtype", "length", "generator", "value", "tolerance", "perturb"}
+PERTURB = ("values", "none")
 
 
 class TaskError(ValueError):
@@ -238,7 +239,12 @@ def _arg(index: int, raw: Any, ctx: _Ctx) -> Arg:
         tolerance = _tolerance(raw.get("tolerance"), dt, ctx, f"{where}.tolerance")
     elif "tolerance" in raw:
         raise ctx.fail(f"{where}.tolerance", "only outputs and inouts are compared")
-    return Arg(name, role, dt, length, gen, value, tolerance)  # type: ignore[arg-type]
+    perturb = raw.get("perturb")
+    if perturb is not None:
+        if role not in ("input", "inout"):
+            raise ctx.fail(f"{where}.perturb", f"only inputs and inouts are perturbed; {role} arguments are not")
+        perturb = _choice(perturb, PERTURB, ctx, f"{where}.perturb")
+    return Arg(name, role, dt, length, gen, value, tolerance, perturb=perturb)  # type: ignore[arg-type]
 
 
 def _tolerance(raw: Any, dt: Any, ctx: _Ctx, where: str) -> Tolerance:

@@ -14,6 +14,10 @@ from regrapht.tasks.dtypes import DType
 # is data: regrapht/data/gpu_peaks.toml.
 COMPUTE_UNITS = ("fp64", "fp32", "int32", "tf32_tensor", "fp16_tensor", "fp8_tensor", "int8_tensor")
 
+# Generators whose float values a timed call may see perturbed by default (None: a joint generator's
+# slot, such as a CSR matrix's values).
+CONTINUOUS_GENERATORS = ("uniform", "normal", "lognormal", "exponential", "grid", "points", None)
+
 Role = Literal["size", "scalar", "input", "output", "inout"]
 ROLES: tuple[str, ...] = ("size", "scalar", "input", "output", "inout")
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
@@ -51,6 +55,9 @@ class Arg:
     value: float | int | None = None  # a fixed scalar
     tolerance: Tolerance | None = None  # outputs and inouts
     c_type: str = ""  # the parameter's type as the signature spells it
+    # Whether the evaluator may perturb this input's values before each timed call (so no timed call
+    # repeats an earlier one): "values" or "none"; None takes the default (`perturbable`).
+    perturb: str | None = None
 
     @property
     def is_array(self) -> bool:
@@ -63,6 +70,21 @@ class Arg:
     @property
     def is_read(self) -> bool:
         return self.role in ("input", "inout")
+
+    @property
+    def perturbable(self) -> bool:
+        """Whether timed calls see this input's values perturbed. By default only float inputs drawn
+        from a continuous distribution (or filled by a joint generator's value slot): integers are
+        often structure (indices, row pointers, permutations); sorted or custom-drawn floats may
+        carry an invariant (order, symmetry, a sum) that an honest kernel relies on; and floats
+        drawn as integers, choices or bits may be meant to tie, or to sum exactly. A task declares
+        the rest (`perturb`)."""
+        if not self.is_read or not self.is_array:
+            return False
+        if self.perturb is not None:
+            return self.perturb == "values"
+        kind = self.generator.kind if self.generator is not None else None
+        return self.dtype.is_float and kind in CONTINUOUS_GENERATORS
 
     def n_elements(self, sizes: dict[str, int]) -> int:
         assert self.length is not None
