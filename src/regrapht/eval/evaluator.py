@@ -27,8 +27,9 @@ import numpy as np
 
 import regrapht
 from regrapht.eval import correctness, peaks, screen, toolchain
-from regrapht.eval.compile import Compiler, CompileResult, Kind
+from regrapht.eval.compile import Compiler, CompileResult, Kind, default_cache_dir
 from regrapht.eval.config import EvalConfig
+from regrapht.eval.cpu_meter import BackgroundMeter
 from regrapht.eval.cudart import CudaError
 from regrapht.eval.device_judge import DeviceJudge, JudgeUnavailable
 from regrapht.eval.record import RANK, CaseResult, Evaluation, hierarchical_reward
@@ -41,8 +42,9 @@ from regrapht.eval.reference import (
     draw_test_cases,
 )
 from regrapht.eval.runner import Reply, SpareWorker, WorkerOutcome, run_worker
+from regrapht.eval.serial_baselines import SerialBaseline, SerialBaselineStore, baseline_key, open_store
 from regrapht.eval.stats import speedup, summarize
-from regrapht.eval.timing_turn import TimingTurn
+from regrapht.eval.timing_turn import QuietGate, TimingTurn
 from regrapht.eval.worker import late_elements
 from regrapht.tasks import Task, Tolerance, derive_seed, load_checker
 from regrapht.tasks.expr import ExprError
@@ -182,7 +184,12 @@ class Evaluator:
         self._device_judge: DeviceJudge | None = None
         self._device_judge_off: str | None = None  # why the parent does not judge on the device
         self._device_judge_lock = threading.Lock()
-        self._serial_timing = threading.Lock()  # bench builds side by side, their serial timings one by one
+        # Bench builds, compiles and workers side by side; serial timings one by one, alone.
+        self._quiet = QuietGate()
+        self.compiler.gate = self._quiet
+        self._baselines: SerialBaselineStore | None = None
+        self._baselines_off: str | None = None if self.config.serial_cache else "off (EvalConfig.serial_cache)"
+        self._baselines_lock = threading.Lock()
 
     def close(self) -> None:
         with self._bench_lock:
@@ -199,6 +206,10 @@ class Evaluator:
                 self._device_judge.close()
                 self._device_judge = None
         self.compiler.close()
+        with self._baselines_lock:
+            if self._baselines is not None:
+                self._baselines.close()
+                self._baselines = None
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> Evaluator:
@@ -389,14 +400,41 @@ class Evaluator:
         self._dirs[id(task)] = (task, path)  # the task object is kept, so its id is never reused
         return path
 
-    def _serial_library(self, task: Task) -> str:
+    def _serial_build(self, task: Task) -> CompileResult:
         serial = self.compiler.compile(
             task.serial_source(), "serial", task.function, _params(task), [a.name for a in task.args]
         )
         if not serial.ok:
             raise ReferenceError(f"task {task.id}: serial.cpp does not compile:\n{serial.diagnostics}")
         assert serial.library is not None
-        return serial.library
+        return serial
+
+    def _serial_library(self, task: Task) -> str:
+        library = self._serial_build(task).library
+        assert library is not None
+        return library
+
+    # ---- the serial baseline, kept across runs ---------------------------------------------------
+    def _baseline_store(self) -> SerialBaselineStore | None:
+        with self._baselines_lock:
+            if self._baselines is None and self._baselines_off is None:
+                path = self.config.serial_store or str(
+                    Path(self.config.cache_dir or default_cache_dir()) / "serial-baselines.sqlite"
+                )
+                self._baselines, self._baselines_off = open_store(path)
+            return self._baselines
+
+    def _serial_key(self, task: Task) -> tuple[str, dict[str, Any]]:
+        tc = self.config.timing_config
+        return baseline_key(
+            task.id,
+            task.content_hash(),
+            task.bench_size,
+            tc.input_sets,
+            self._serial_build(task).key,
+            tc.serial_budget_s,
+            tc.serial_max_rounds,
+        )
 
     def _test_reference(self, task: Task) -> TestReference:
         key = str(self._task_dir(task))
@@ -408,7 +446,9 @@ class Evaluator:
                 )
             except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
                 raise ReferenceError(f"task {task.id}: its inputs could not be generated: {exc}") from exc
-            self._run_reference(task, cases, timing=None)
+            self._serial_library(task)  # compiled before the hold: a compile under a hold would nest
+            with self._quiet.noisy():
+                self._run_reference(task, cases, timing=None)
             self._tests[key] = TestReference(cases, time.perf_counter() - start)
         return self._tests[key]
 
@@ -509,11 +549,41 @@ class Evaluator:
         # again later, is built afresh beside the old files rather than into them.
         root = self._task_dir(task) / f"bench{next(self._jobs)}"
         tc = self.config.timing_config
+        key, fields = self._serial_key(task)  # compiles serial.cpp first: a compile under a hold would nest
+        store = self._baseline_store()
+        kept = store.get(key) if store is not None else None
+        # The draws and the reference's output runs load the cores: no serial timing runs beside them.
+        hold = self._quiet.hold()
         try:
-            sets = draw_bench_sets(task, root, tc.input_sets, self._seed_of(task))
-            drawn = time.perf_counter()
-        except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
-            raise ReferenceError(f"task {task.id}: its bench inputs could not be generated: {exc}") from exc
+            try:
+                sets = draw_bench_sets(task, root, tc.input_sets, self._seed_of(task))
+                drawn = time.perf_counter()
+            except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
+                raise ReferenceError(f"task {task.id}: its bench inputs could not be generated: {exc}") from exc
+            if kept is not None:
+                self._run_reference(task, sets, timing=None)  # outputs only: the timing is kept
+                baseline = kept
+            else:
+                baseline = self._time_serial(task, root, sets, hold)
+                baseline.key = key
+                self._keep_baseline(store, key, fields, baseline)
+        finally:
+            hold.release()
+        for bench_set in sets:
+            bench_set.inputs = {}  # on disk for the workers; only the expected outputs stay in memory
+        end = time.perf_counter()
+        return BenchReference(
+            root,
+            sets,
+            baseline.samples,
+            end - start,
+            {"draw": drawn - start, "reference": end - drawn},
+            serial=baseline.to_record(),
+        )
+
+    def _time_serial(self, task: Task, root: Path, sets: list[RefCase], hold) -> SerialBaseline:
+        """The reference's outputs, then its timing in a quiet section of its own."""
+        tc = self.config.timing_config
         spec = self._timing_spec(
             task,
             root,
@@ -527,17 +597,27 @@ class Evaluator:
             min_s=0.0,  # serial calls are long; its rounds and budget bound it
         )
         spec["floor_rounds"] = 1
-        turn = TimingTurn(self._serial_timing)
+        turn = TimingTurn(self._quiet, hold, quiet=tc.serial_quiet, max_wait_s=tc.serial_quiet_wait_s)
+        background: list[float | None] = [None]
         try:
-            samples = self._run_reference(task, sets, timing=spec, turn=turn)
+            samples = self._run_reference(task, sets, timing=spec, turn=turn, background=background)
         finally:
             turn.give_back()
-        for bench_set in sets:
-            bench_set.inputs = {}  # on disk for the workers; only the expected outputs stay in memory
-        end = time.perf_counter()
-        return BenchReference(
-            root, sets, samples, end - start, {"draw": drawn - start, "reference": end - drawn}
-        )
+        return SerialBaseline(samples, turn.quiet, background[0])
+
+    def _keep_baseline(
+        self, store: SerialBaselineStore | None, key: str, fields: dict[str, Any], baseline: SerialBaseline
+    ) -> None:
+        tc = self.config.timing_config
+        if store is None:
+            baseline.not_kept = f"no store: {self._baselines_off}"
+            return
+        problem = baseline.problem(tc.serial_max_spread, tc.serial_max_background)
+        if problem is not None:
+            baseline.not_kept = problem
+        elif not store.put(key, fields, baseline):
+            # Another evaluator kept one first: this run divides by its own timing, later runs by that one.
+            baseline.not_kept = "another evaluator kept a timing for this key first"
 
     def _run_reference(
         self,
@@ -545,9 +625,11 @@ class Evaluator:
         cases: list[RefCase],
         timing: dict[str, Any] | None,
         turn: TimingTurn | None = None,
+        background: list[float | None] | None = None,
     ) -> list[float]:
         """Run serial.cpp once on every case (and time it when asked), in a process of its own.
-        With a `turn`, the timing waits for it, once the outputs are written."""
+        With a `turn`, the timing waits for it, once the outputs are written; `background` then
+        receives the other CPU activity during the timing, in cores."""
         job_dir = self._job_dir()
         job = self._job(
             task,
@@ -563,12 +645,19 @@ class Evaluator:
         on_message = None
         if timing is not None and turn is not None:
             job["await_timing"] = True  # asks once its outputs are written
+            pid: list[int | None] = [None]
+            meter: list[BackgroundMeter | None] = [None]
 
             def on_message(message: dict[str, Any]) -> Reply:
+                if message.get("event") == "hello":
+                    pid[0] = message.get("pid")
                 if message.get("event") == "ready_for_timing":
                     turn.take()
+                    meter[0] = BackgroundMeter(pid[0] if isinstance(pid[0], int) else None)
                     return {"timing": timing}
                 if message.get("event") == "timing":
+                    if background is not None and meter[0] is not None:
+                        background[0] = meter[0].cores()
                     turn.give_back()
                 return None
         else:
@@ -711,12 +800,16 @@ class Evaluator:
                 self._open_spare_context()  # measured: the next one's context may come up now
                 return None
             if event == "ready_for_timing":
-                # Every case passed: now (and only now) the bench-size data is worth preparing.
+                # Every case passed: now (and only now) the bench-size data is worth preparing. The
+                # worker waits idle meanwhile, so the serial timing it may wait for runs without it.
+                hold.release()
                 try:
                     run.bench = self._bench_reference(task)
                 except ReferenceError as exc:
                     run.bench_error = exc
                     return "stop"
+                finally:
+                    hold.resume(urgent=True)  # it holds the device: no pending timing goes first
                 tc = self.config.timing_config
                 spec = self._timing_spec(
                     task,
@@ -739,6 +832,9 @@ class Evaluator:
                 return {"judged": self._judge_anchor(task, run, message)}
             return None
 
+        # A worker loads the host's cores (uploads, its timing loop; all of them on the cpu target):
+        # it does not start during a serial timing, and a serial timing waits for it to end.
+        hold = self._quiet.hold()
         spare = self._take_spare() if uses_cuda else None
         if uses_cuda:
             self._start_spare(job["libcudart"])  # the next candidate's: Python now, CUDA after this one
@@ -753,6 +849,7 @@ class Evaluator:
                 spare=spare,
             )
         finally:
+            hold.release()
             if uses_cuda:
                 self._open_spare_context()
         hello = run.outcome.last("hello")
@@ -1093,7 +1190,9 @@ class Evaluator:
         # Where the timed outputs were judged: in the worker's device memory, or from files.
         ev.timings["candidate"]["judged_on_device"] = any(c.get("judged_on_device") for c in timing["checks"])
         serial = bench.serial_samples
-        ev.timings["serial"] = summarize(serial, serial, serial).to_dict()
+        # With where the baseline came from (kept from an earlier run, or timed in this one), how
+        # far its samples spread, and how quiet the machine was while it was timed.
+        ev.timings["serial"] = {**summarize(serial, serial, serial).to_dict(), **bench.serial}
         cand = ev.timings["candidate"]
         if target == "cuda":
             slack = self.config.event_host_slack

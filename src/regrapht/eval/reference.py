@@ -38,6 +38,8 @@ class BenchReference:
     serial_samples: list[float]
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)  # seconds drawing inputs, running the reference
+    # Where the serial samples come from and how far to trust them (SerialBaseline.to_record).
+    serial: dict[str, Any] = field(default_factory=dict)
 
     @property
     def nbytes(self) -> dict[str, int]:
