@@ -44,7 +44,7 @@ from regrapht.eval.reference import (
 from regrapht.eval.runner import Reply, SpareWorker, WorkerOutcome, run_worker
 from regrapht.eval.serial_baselines import SerialBaseline, SerialBaselineStore, baseline_key, open_store
 from regrapht.eval.stats import speedup, summarize
-from regrapht.eval.timing_turn import QuietGate, TimingTurn
+from regrapht.eval.timing_turn import Hold, QuietGate, TimingTurn
 from regrapht.eval.worker import late_elements
 from regrapht.tasks import Task, Tolerance, derive_seed, load_checker
 from regrapht.tasks.expr import ExprError
@@ -365,19 +365,27 @@ class Evaluator:
         t0 = time.perf_counter()
         tests = self._test_reference(task)
         ev.seconds["reference"] = time.perf_counter() - t0
-        run = self._run_candidate(task, p.target, libs, tests)
-        ev.seconds["worker"] = run.outcome.seconds
-        ev.seconds.update(_phases(run.outcome))
-        if run.bench is not None:
-            # The task's build, as long as it took: shared by its candidates, and by later batches
-            # that reuse the kept data (so it is not a cost of this evaluation to be summed).
-            ev.seconds["bench_build"] = round(run.bench.seconds, 4)
-            ev.seconds.update({f"bench_{k}": round(v, 4) for k, v in run.bench.phases.items()})
-        ev.output_head = run.outcome.output_head[:2000]
+        if self._uses_device_check(task, p.target):
+            self._device_check_library()  # its compile ends first: waiting on it under the hold could stall a timing
+        # The worker and the judging of its outputs (gigabytes, on several threads) load the host's
+        # cores: neither starts during a serial timing, and a serial timing waits for them to end.
+        hold = self._quiet.hold()
         try:
-            self._judge(ev, task, p.target, run)
+            run = self._run_candidate(task, p.target, libs, tests, hold)
+            ev.seconds["worker"] = run.outcome.seconds
+            ev.seconds.update(_phases(run.outcome))
+            if run.bench is not None:
+                # The task's build, as long as it took: shared by its candidates, and by later batches
+                # that reuse the kept data (so it is not a cost of this evaluation to be summed).
+                ev.seconds["bench_build"] = round(run.bench.seconds, 4)
+                ev.seconds.update({f"bench_{k}": round(v, 4) for k, v in run.bench.phases.items()})
+            ev.output_head = run.outcome.output_head[:2000]
+            try:
+                self._judge(ev, task, p.target, run)
+            finally:
+                shutil.rmtree(run.job_dir, ignore_errors=True)
         finally:
-            shutil.rmtree(run.job_dir, ignore_errors=True)
+            hold.release()
         return self._done(ev, p)
 
     def _done(self, ev: Evaluation, p: _Prepared) -> Evaluation:
@@ -765,7 +773,11 @@ class Evaluator:
             "hold_s": tc.hold_s,
         }
 
-    def _run_candidate(self, task: Task, target: str, libs: dict[str, str], tests: TestReference) -> _Run:
+    def _run_candidate(
+        self, task: Task, target: str, libs: dict[str, str], tests: TestReference, hold: Hold | None = None
+    ) -> _Run:
+        """Run the candidate's worker under `hold` (the caller's hold on the quiet gate; taken here
+        for the worker's run when None), given back while the worker waits for its bench data."""
         job_dir = self._job_dir()
         uses_cuda = target == "cuda"
         job = self._job(
@@ -832,9 +844,9 @@ class Evaluator:
                 return {"judged": self._judge_anchor(task, run, message)}
             return None
 
-        # A worker loads the host's cores (uploads, its timing loop; all of them on the cpu target):
-        # it does not start during a serial timing, and a serial timing waits for it to end.
-        hold = self._quiet.hold()
+        own_hold = hold is None
+        if hold is None:
+            hold = self._quiet.hold()
         spare = self._take_spare() if uses_cuda else None
         if uses_cuda:
             self._start_spare(job["libcudart"])  # the next candidate's: Python now, CUDA after this one
@@ -849,7 +861,8 @@ class Evaluator:
                 spare=spare,
             )
         finally:
-            hold.release()
+            if own_hold:
+                hold.release()
             if uses_cuda:
                 self._open_spare_context()
         hello = run.outcome.last("hello")
