@@ -998,6 +998,12 @@ class Evaluator:
             return (
                 f"used more than {self.config.memory_limit_gib:g} GiB of host memory{where} and was stopped"
             )
+        if outcome.oom_killed:
+            return (
+                f"ran the machine out of host memory{where} (at least {outcome.peak_rss / (1 << 30):.2f} GiB "
+                f"of host memory seen, ceiling {self.config.memory_limit_gib:g} GiB) and was stopped by the "
+                "kernel's out-of-memory killer"
+            )
         if outcome.timed_out:
             return f"{outcome.timeout_reason}{where}: likely an infinite loop, a deadlock or a far too slow kernel"
         cuda = outcome.last("cuda_error")

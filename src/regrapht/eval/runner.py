@@ -36,6 +36,9 @@ class WorkerOutcome:
     timed_out: bool = False
     timeout_reason: str = ""
     memory_exceeded: bool = False
+    # Killed by the kernel's out-of-memory killer: the machine ran out before the RSS ceiling was
+    # seen crossed (the poll below samples every few milliseconds; a candidate can outrun it).
+    oom_killed: bool = False
     peak_rss: int = 0
     channel_error: str | None = None
     stopped_early: bool = False  # the parent had its verdict and ended the worker on purpose
@@ -64,6 +67,24 @@ def _rss_bytes(pid: int) -> int:
     return 0
 
 
+def oom_kills() -> int | None:
+    """Processes the kernel's out-of-memory killer has ended since boot (Linux 4.13+), or None."""
+    try:
+        for line in Path("/proc/vmstat").read_text().splitlines():
+            if line.startswith("oom_kill "):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _first_for_the_oom_killer(pid: int) -> None:
+    """Make a worker the out-of-memory killer's first choice, so a memory hog that outruns the RSS
+    poll takes itself down, not the evaluator or another program. Raising a score needs no privilege."""
+    with contextlib.suppress(OSError):
+        Path(f"/proc/{pid}/oom_score_adj").write_text("1000")
+
+
 def _spawn(first: str, after_fd: list[str], env: dict[str, str] | None) -> tuple[subprocess.Popen, int]:
     """The worker's command line is `FIRST CHANNEL_FD [...]`: a job file, or `--spare` and a library."""
     read_fd, write_fd = os.pipe()
@@ -77,6 +98,7 @@ def _spawn(first: str, after_fd: list[str], env: dict[str, str] | None) -> tuple
         env=env,
     )
     os.close(write_fd)
+    _first_for_the_oom_killer(proc.pid)  # before the worker has even imported NumPy
     return proc, read_fd
 
 
@@ -133,6 +155,7 @@ def run_worker(
     job_path.write_text(json.dumps({**job, "nonce": nonce}))
     outcome = WorkerOutcome()
     start = time.monotonic()
+    oom_before = oom_kills()
     from_spare = spare is not None and spare.alive() and spare.libcudart == (job.get("libcudart") or "")
     if from_spare:
         assert spare is not None
@@ -243,6 +266,12 @@ def run_worker(
             outcome.signal_name = signal.Signals(-proc.returncode).name
         except ValueError:
             outcome.signal_name = f"signal {-proc.returncode}"
+    killed_here = outcome.memory_exceeded or outcome.timed_out or outcome.stopped_early
+    if proc.returncode == -signal.SIGKILL and not killed_here:
+        # A SIGKILL this process did not send, while the kernel's OOM-kill count rose: the worker
+        # (the killer's first choice, see _first_for_the_oom_killer) ran the machine out of memory.
+        oom_after = oom_kills()
+        outcome.oom_killed = oom_before is not None and oom_after is not None and oom_after > oom_before
     done = outcome.last("done")
     outcome.complete = (
         bool(done) and done.get("messages") == len(outcome.messages) and not outcome.channel_error
