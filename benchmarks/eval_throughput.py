@@ -54,11 +54,13 @@ def variants(source: str) -> list[tuple[str, str]]:
     return out
 
 
-def throughput(tasks, out: Path, reference_threads: int) -> dict:
+def throughput(tasks, out: Path, reference_threads: int, serial_store: Path | None = None) -> dict:
     items = [(task, code, "cuda") for task in tasks for _, code in variants(task.naive_source())]
     labels = [(task.id, label) for task in tasks for label, _ in variants(task.naive_source())]
     with tempfile.TemporaryDirectory() as cache:
         config = EvalConfig(cache_dir=cache, reference_threads=reference_threads)
+        if serial_store is not None:
+            config.serial_store = str(serial_store)  # kept baselines: reused where the store has them
         start = time.perf_counter()
         with Evaluator(config) as evaluator:
             results = evaluator.evaluate_many(items)
@@ -80,6 +82,7 @@ def throughput(tasks, out: Path, reference_threads: int) -> dict:
             "speedup_vs_naive": r.speedups.get("naive", {}).get("value"),
             "timed_calls": {lib: t.get("n") for lib, t in r.timings.items()},
             "serial_ms": r.timings.get("serial", {}).get("median_s", 0) * 1e3,
+            "serial_source": r.timings.get("serial", {}).get("source"),
             "seconds": r.seconds,
         }
         for (t, v), r in zip(labels, results)
@@ -95,6 +98,7 @@ def throughput(tasks, out: Path, reference_threads: int) -> dict:
         "evals_per_minute_wall": 60 * len(items) / wall,
         "evals_per_gpu_minute": 60 * len(items) / worker_s if worker_s else None,
         "statuses": statuses,
+        "serial_sources": sorted({row["serial_source"] for row in rows if row["serial_source"]}),
     }
 
 
@@ -150,13 +154,23 @@ def main() -> None:
     parser.add_argument(
         "--tasks", nargs="*", default=FIXED_TASKS, help="Task ids (default: a fixed set of 10)."
     )
+    parser.add_argument(
+        "--serial-store",
+        type=Path,
+        default=None,
+        help="A store of serial baselines to use and fill (default: a fresh one in the cold compile "
+        "cache, so every baseline is timed, in quiet). Run twice with the same path to measure a batch "
+        "whose baselines are kept.",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     tasks = [find_task(task_id) for task_id in args.tasks]
     gpu = toolchain.gpus()[0].name if toolchain.gpus() else "no GPU"
     report: dict = {"gpu": gpu, "date": time.strftime("%Y-%m-%d")}
     if not args.skip_throughput:
-        report["throughput"] = [throughput(tasks, args.out, n) for n in args.reference_threads]
+        report["throughput"] = [
+            throughput(tasks, args.out, n, args.serial_store) for n in args.reference_threads
+        ]
         print(json.dumps(report["throughput"], indent=1), flush=True)
     saxpy = find_task("saxpy")
     report["repeatability"] = repeatability(
