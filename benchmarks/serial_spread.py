@@ -54,10 +54,14 @@ def batch(tasks, target: str, per_task: int) -> list[tuple]:
     return items
 
 
-def one_run(series: str, tasks, target: str, per_task: int, kept_store: Path, threads: int) -> dict:
+def one_run(
+    series: str, tasks, target: str, per_task: int, kept_store: Path, threads: int, cache_gib: float | None
+) -> dict:
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="regrapht-serial-spread-") as scratch:
-        config = EvalConfig(cache_dir=str(Path(scratch) / "build"), reference_threads=threads)
+        config = EvalConfig(
+            cache_dir=str(Path(scratch) / "build"), reference_threads=threads, reference_cache_gib=cache_gib
+        )
         if series == "per-run":
             config.serial_cache = False
             config.timing_config.serial_quiet = False
@@ -127,6 +131,12 @@ def main() -> None:
     parser.add_argument("--series", nargs="+", choices=SERIES, default=list(SERIES))
     parser.add_argument("--per-task", type=int, default=3, help="Candidates per task and run (default 3).")
     parser.add_argument("--reference-threads", type=int, default=EvalConfig().reference_threads)
+    parser.add_argument(
+        "--reference-cache-gib",
+        type=float,
+        default=None,
+        help="Bench data kept after its task's candidates (default: the evaluator's, a quarter of memory).",
+    )
     parser.add_argument("--tasks", nargs="*", default=FIXED_TASKS, help="Task ids (default: the throughput set).")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -137,7 +147,15 @@ def main() -> None:
         kept_store = Path(kept) / "baselines.sqlite"
         for round_index in range(args.runs):
             for series in args.series:
-                run = one_run(series, tasks, args.target, args.per_task, kept_store, args.reference_threads)
+                run = one_run(
+                    series,
+                    tasks,
+                    args.target,
+                    args.per_task,
+                    kept_store,
+                    args.reference_threads,
+                    args.reference_cache_gib,
+                )
                 run["round"] = round_index
                 runs.append(run)
                 print(

@@ -262,7 +262,8 @@ def test_in_a_batch_each_serial_timing_runs_alone(tmp_path, build_cache, vec_sca
     monkeypatch.setattr(evaluator_module, "run_worker", recording_run)
     monkeypatch.setattr(evaluator_module, "draw_bench_sets", recording_draw)
     host = load_task(HERE / "tasks" / "vec_scale_host")
-    config = _config(tmp_path, build_cache)
+    # However loaded the machine, the timing waits for the work in flight (the default gives up after 30 s).
+    config = _config(tmp_path, build_cache, serial_quiet_wait_s=600.0)
     config.reference_threads = 2
     items = [(task, candidate("correct.cpp") + f"\n// variant {i}\n", "cpu") for i in range(3) for task in (vec_scale, host)]
     with Evaluator(config) as evaluator:

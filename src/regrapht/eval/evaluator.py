@@ -1000,9 +1000,10 @@ class Evaluator:
             )
         if outcome.oom_killed:
             return (
-                f"ran the machine out of host memory{where} (at least {outcome.peak_rss / (1 << 30):.2f} GiB "
-                f"of host memory seen, ceiling {self.config.memory_limit_gib:g} GiB) and was stopped by the "
-                "kernel's out-of-memory killer"
+                f"was stopped by the kernel's out-of-memory killer{where}: the machine ran out of host memory "
+                f"and the killer chose this process, the one holding the most (at least "
+                f"{outcome.peak_rss / (1 << 30):.2f} GiB of host memory seen; ceiling "
+                f"{self.config.memory_limit_gib:g} GiB)"
             )
         if outcome.timed_out:
             return f"{outcome.timeout_reason}{where}: likely an infinite loop, a deadlock or a far too slow kernel"

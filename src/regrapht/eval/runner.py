@@ -37,7 +37,7 @@ class WorkerOutcome:
     timeout_reason: str = ""
     memory_exceeded: bool = False
     # Killed by the kernel's out-of-memory killer: the machine ran out before the RSS ceiling was
-    # seen crossed (the poll below samples every few milliseconds; a candidate can outrun it).
+    # seen crossed (the poll samples every few milliseconds; a fast hog can outrun it).
     oom_killed: bool = False
     peak_rss: int = 0
     channel_error: str | None = None
@@ -78,13 +78,6 @@ def oom_kills() -> int | None:
     return None
 
 
-def _first_for_the_oom_killer(pid: int) -> None:
-    """Make a worker the out-of-memory killer's first choice, so a memory hog that outruns the RSS
-    poll takes itself down, not the evaluator or another program. Raising a score needs no privilege."""
-    with contextlib.suppress(OSError):
-        Path(f"/proc/{pid}/oom_score_adj").write_text("1000")
-
-
 def _spawn(first: str, after_fd: list[str], env: dict[str, str] | None) -> tuple[subprocess.Popen, int]:
     """The worker's command line is `FIRST CHANNEL_FD [...]`: a job file, or `--spare` and a library."""
     read_fd, write_fd = os.pipe()
@@ -98,7 +91,6 @@ def _spawn(first: str, after_fd: list[str], env: dict[str, str] | None) -> tuple
         env=env,
     )
     os.close(write_fd)
-    _first_for_the_oom_killer(proc.pid)  # before the worker has even imported NumPy
     return proc, read_fd
 
 
@@ -268,8 +260,10 @@ def run_worker(
             outcome.signal_name = f"signal {-proc.returncode}"
     killed_here = outcome.memory_exceeded or outcome.timed_out or outcome.stopped_early
     if proc.returncode == -signal.SIGKILL and not killed_here:
-        # A SIGKILL this process did not send, while the kernel's OOM-kill count rose: the worker
-        # (the killer's first choice, see _first_for_the_oom_killer) ran the machine out of memory.
+        # A SIGKILL this process did not send, while the kernel's OOM-kill count rose: the killer,
+        # which takes the process with the most memory, took the worker. (Workers keep the default
+        # score: raised, every small honest worker went first whenever anything else filled the
+        # machine, measured on the 2-core development VM.)
         oom_after = oom_kills()
         outcome.oom_killed = oom_before is not None and oom_after is not None and oom_after > oom_before
     done = outcome.last("done")
