@@ -203,23 +203,29 @@ def test_an_unusable_store_costs_only_the_reuse(tmp_path, build_cache, vec_scale
     assert serial["source"] == "measured" and "unavailable" in serial["not_kept"]
 
 
-def test_in_a_batch_each_serial_timing_runs_alone(tmp_path, build_cache, vec_scale, monkeypatch):
-    """Compiles, other builds and candidates run side by side in a batch; no input draw and no
-    candidate worker (except while it waits idle for its own task's bench data) overlaps a serial
-    timing, and each timing says it began with nothing in flight."""
+def test_a_batch_settles_its_serial_baselines_alone_at_its_end(tmp_path, build_cache, vec_scale, monkeypatch):
+    """Compiles, builds and candidates run side by side in a batch, and a task's serial reference is
+    first timed beside them (waiting for quiet there idles the device). The baseline the records
+    divide by was timed with no input draw and no candidate worker running (a worker waiting idle
+    for its own task's bench data aside), and the records' speedups and rewards use it."""
     import threading
     import time
 
+    import numpy as np
+
     import regrapht.eval.evaluator as evaluator_module
+    from regrapht.eval.record import hierarchical_reward
 
     noisy: list[tuple[float, float]] = []
-    timings: list[tuple[float, float]] = []
+    timings: list[tuple[float, float, float]] = []  # began, ended, median of the samples
     lock = threading.Lock()
     real_run, real_draw = evaluator_module.run_worker, evaluator_module.draw_bench_sets
 
     def recording_run(job, *args, on_message=None, **kwargs):
         began = [time.monotonic()]
-        if job.get("trusted") and job.get("await_timing"):
+        if job.get("trusted"):
+            if not job.get("await_timing"):
+                return real_run(job, *args, on_message=on_message, **kwargs)
             inner = on_message
 
             def watched(message):
@@ -227,13 +233,12 @@ def test_in_a_batch_each_serial_timing_runs_alone(tmp_path, build_cache, vec_sca
                 if message.get("event") == "ready_for_timing":
                     began[0] = time.monotonic()  # the timing starts when the parent answers
                 if message.get("event") == "timing":
+                    median = float(np.median(message["samples"]["reference"]["host"]))
                     with lock:
-                        timings.append((began[0], time.monotonic()))
+                        timings.append((began[0], time.monotonic(), median))
                 return reply
 
             return real_run(job, *args, on_message=watched, **kwargs)
-        if job.get("trusted"):
-            return real_run(job, *args, on_message=on_message, **kwargs)
         inner_candidate = on_message
 
         def idle_while_its_bench_is_built(message):
@@ -262,15 +267,47 @@ def test_in_a_batch_each_serial_timing_runs_alone(tmp_path, build_cache, vec_sca
     monkeypatch.setattr(evaluator_module, "run_worker", recording_run)
     monkeypatch.setattr(evaluator_module, "draw_bench_sets", recording_draw)
     host = load_task(HERE / "tasks" / "vec_scale_host")
-    # However loaded the machine, the timing waits for the work in flight (the default gives up after 30 s).
-    config = _config(tmp_path, build_cache, serial_quiet_wait_s=600.0)
+    # Nothing is kept during the batch: each task's baseline must be settled at its end.
+    config = _config(tmp_path, build_cache, serial_max_background=-1.0)
     config.reference_threads = 2
-    items = [(task, candidate("correct.cpp") + f"\n// variant {i}\n", "cpu") for i in range(3) for task in (vec_scale, host)]
+    items = [
+        (task, candidate("correct.cpp") + f"\n// variant {i}\n", "cpu") for i in range(3) for task in (vec_scale, host)
+    ]
     with Evaluator(config) as evaluator:
         results = evaluator.evaluate_many(items)
-    serials = [_serial(r) for r in results]
-    assert all(s["quiet"] and s["source"] == "measured" for s in serials)
-    assert len({(r.task_id, s["baseline_key"]) for r, s in zip(results, serials)}) == 2  # one per task
-    assert len(timings) == 2 and len(noisy) >= 6 + 2
-    overlaps = [(t, n) for t in timings for n in noisy if n[0] < t[1] and t[0] < n[1]]
-    assert not overlaps
+    assert len(timings) == 4  # each task: once beside the batch, once alone at its end
+    for r in results:
+        serial = _serial(r)
+        assert serial["source"] == "measured" and serial["quiet"]
+        settled = [t for t in timings if t[2] == serial["median_s"]]
+        assert settled, "the record divides by one of the timings"
+        began, ended, _ = settled[-1]
+        assert not [n for n in noisy if n[0] < ended and began < n[1]], "timed beside other work"
+        speedup = serial["median_s"] / r.timings["candidate"]["median_s"]
+        assert r.speedups["serial"]["value"] == pytest.approx(speedup)
+        assert r.reward == pytest.approx(hierarchical_reward("correct", speedup))
+    assert len({(r.task_id, _serial(r)["median_s"]) for r in results}) == 2  # one baseline per task
+
+
+def test_a_batch_with_kept_baselines_times_no_serial_reference(tmp_path, build_cache, vec_scale, monkeypatch):
+    import regrapht.eval.evaluator as evaluator_module
+
+    host = load_task(HERE / "tasks" / "vec_scale_host")
+    config = _config(tmp_path, build_cache)
+    items = [(task, candidate("correct.cpp"), "cpu") for task in (vec_scale, host)]
+    with Evaluator(config) as evaluator:
+        first = evaluator.evaluate_many(items)
+    jobs = []
+    real = evaluator_module.run_worker
+
+    def recording(job, *args, **kwargs):
+        jobs.append(job)
+        return real(job, *args, **kwargs)
+
+    monkeypatch.setattr(evaluator_module, "run_worker", recording)
+    config.secret = b"the next batch"
+    with Evaluator(config) as evaluator:
+        later = evaluator.evaluate_many(items)
+    assert [_serial(r)["median_s"] for r in later] == [_serial(r)["median_s"] for r in first]
+    assert all(_serial(r)["source"] == "store" for r in later)
+    assert not [job for job in jobs if job.get("trusted") and (job["timing"] or job.get("await_timing"))]

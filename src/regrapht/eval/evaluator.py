@@ -190,6 +190,8 @@ class Evaluator:
         self._baselines: SerialBaselineStore | None = None
         self._baselines_off: str | None = None if self.config.serial_cache else "off (EvalConfig.serial_cache)"
         self._baselines_lock = threading.Lock()
+        self._batches = 0  # evaluate_many calls in progress: their serial timings are settled at the end
+        self._timed: dict[int, list[float]] = {}  # id(record) -> its candidate's samples, within a batch
 
     def close(self) -> None:
         with self._bench_lock:
@@ -233,20 +235,70 @@ class Evaluator:
         still being built is passed over, not waited for, while other tasks' candidates are ready;
         one task's items keep their order. Results come back in the given order."""
         prepared = [self._prepare(task, source, target, {}) for task, source, target in items]
-        self.prefetch([task for task, _, _ in items], threads=self.config.reference_threads)
-        left = Counter(str(task.root) for task, _, _ in items)
-        pending = list(range(len(prepared)))
+        self._batches += 1
         results: list[Evaluation | None] = [None] * len(prepared)
-        while pending:
-            i = self._next_runnable(prepared, pending)
-            pending.remove(i)
-            p = prepared[i]
-            results[i] = self._finish(p)
-            left[str(p.task.root)] -= 1
-            if left[str(p.task.root)] == 0:
-                self.release(p.task)
-        assert all(r is not None for r in results)  # every item ran exactly once
+        try:
+            self.prefetch([task for task, _, _ in items], threads=self.config.reference_threads)
+            left = Counter(str(task.root) for task, _, _ in items)
+            pending = list(range(len(prepared)))
+            while pending:
+                i = self._next_runnable(prepared, pending)
+                pending.remove(i)
+                p = prepared[i]
+                results[i] = self._finish(p)
+                left[str(p.task.root)] -= 1
+                if left[str(p.task.root)] == 0:
+                    self.release(p.task)
+            assert all(r is not None for r in results)  # every item ran exactly once
+            self._settle_serial_baselines(prepared, results)  # type: ignore[arg-type]
+        finally:
+            self._batches -= 1
+            for r in results:
+                self._timed.pop(id(r), None)
         return results  # type: ignore[return-value]
+
+    def _settle_serial_baselines(self, prepared: list[_Prepared], results: list[Evaluation]) -> None:
+        """The batch's quiet moment. During a batch, a task without a kept serial baseline is timed
+        as its bench data is built, beside the batch's compiles, builds and candidates (waiting for
+        quiet there idled the device: e723cfb). Now nothing else runs: each such task whose bench
+        data is still kept is timed again, alone; the new timing is kept where acceptable, and the
+        batch's records of the task divide by it."""
+        if not self.config.timing or not self.config.timing_config.serial_quiet:
+            return
+        by_task: dict[str, list[int]] = {}
+        for i, p in enumerate(prepared):
+            by_task.setdefault(str(self._task_dir(p.task)), []).append(i)
+        for key_dir, indices in by_task.items():
+            task = prepared[indices[0]].task
+            with self._bench_lock:
+                future = self._benches.get(key_dir)
+            if future is None or not future.done() or future.exception() is not None:
+                continue  # never built (no correct candidate), failed, or dropped to make room
+            bench: BenchReference = future.result()
+            if bench.serial.get("source") != "measured" or not bench.serial.get("not_kept"):
+                continue  # kept: from the store, or this batch's own timing was acceptable
+            try:
+                key, fields = self._serial_key(task)
+                baseline = self._time_serial(task, bench.dir, bench.sets, None, quiet=True)
+            except ReferenceError:
+                continue  # the batch's timing stands, and says why it was not kept
+            baseline.key = key
+            self._keep_baseline(self._baseline_store(), key, fields, baseline)
+            bench.serial_samples, bench.serial = baseline.samples, baseline.to_record()
+            for i in indices:
+                self._restate_serial(results[i], task, bench)
+
+    def _restate_serial(self, ev: Evaluation, task: Task, bench: BenchReference) -> None:
+        """A record's serial timing, speedup over serial and reward, from the task's settled baseline."""
+        candidate = self._timed.get(id(ev))
+        if candidate is None or "serial" not in ev.timings:
+            return
+        serial = bench.serial_samples
+        ev.timings["serial"] = {**summarize(serial, serial, serial).to_dict(), **bench.serial}
+        seed = derive_seed(self.secret, task.id, "bootstrap")
+        ev.speedups["serial"] = speedup(serial, candidate, "serial", seed).to_dict()
+        if ev.status == "correct" and ev.reward_baseline == "serial":
+            ev.reward = hierarchical_reward("correct", ev.speedups["serial"]["value"])
 
     def _next_runnable(self, prepared: list[_Prepared], pending: list[int]) -> int:
         """The first pending item that can run without waiting (compiled, its bench data built or not
@@ -572,7 +624,9 @@ class Evaluator:
                 self._run_reference(task, sets, timing=None)  # outputs only: the timing is kept
                 baseline = kept
             else:
-                baseline = self._time_serial(task, root, sets, hold)
+                # Within a batch, only turns: the batch settles its baselines when it is done.
+                quiet = self.config.timing_config.serial_quiet and not self._batches
+                baseline = self._time_serial(task, root, sets, hold, quiet)
                 baseline.key = key
                 self._keep_baseline(store, key, fields, baseline)
         finally:
@@ -589,8 +643,11 @@ class Evaluator:
             serial=baseline.to_record(),
         )
 
-    def _time_serial(self, task: Task, root: Path, sets: list[RefCase], hold) -> SerialBaseline:
-        """The reference's outputs, then its timing in a quiet section of its own."""
+    def _time_serial(
+        self, task: Task, root: Path, sets: list[RefCase], hold: Hold | None, quiet: bool
+    ) -> SerialBaseline:
+        """The reference's outputs, then its timing: in a quiet section of its own (`quiet`), or in a
+        turn, one timing at a time, beside other work."""
         tc = self.config.timing_config
         spec = self._timing_spec(
             task,
@@ -605,7 +662,7 @@ class Evaluator:
             min_s=0.0,  # serial calls are long; its rounds and budget bound it
         )
         spec["floor_rounds"] = 1
-        turn = TimingTurn(self._quiet, hold, quiet=tc.serial_quiet, max_wait_s=tc.serial_quiet_wait_s)
+        turn = TimingTurn(self._quiet, hold, quiet=quiet, max_wait_s=tc.serial_quiet_wait_s)
         background: list[float | None] = [None]
         try:
             samples = self._run_reference(task, sets, timing=spec, turn=turn, background=background)
@@ -1232,6 +1289,8 @@ class Evaluator:
         seed = derive_seed(self.secret, task.id, "bootstrap")
         cand_samples = samples["candidate"][primary]
         ev.speedups["serial"] = speedup(serial, cand_samples, "serial", seed).to_dict()
+        if self._batches:
+            self._timed[id(ev)] = list(cand_samples)  # restated if the batch settles a new baseline
         for lib in samples:
             if lib != "candidate":
                 ev.speedups[lib] = speedup(samples[lib][primary], cand_samples, lib, seed).to_dict()
