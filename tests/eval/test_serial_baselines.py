@@ -193,11 +193,15 @@ def test_with_the_cache_off_every_run_times_and_nothing_is_written(tmp_path, bui
     assert not (tmp_path / "baselines.sqlite").exists()
 
 
-def test_an_unusable_store_costs_only_the_reuse(tmp_path, build_cache, vec_scale):
-    blocked = tmp_path / "not-a-folder"
-    blocked.write_text("a file where the store's folder should be")
+@pytest.mark.parametrize("damage", ["a file where its folder should be", "not a database"])
+def test_an_unusable_store_costs_only_the_reuse(tmp_path, build_cache, vec_scale, damage):
     config = _config(tmp_path, build_cache)
-    config.serial_store = str(blocked / "baselines.sqlite")
+    if damage == "not a database":
+        Path(config.serial_store).write_bytes(b"this is no SQLite file" * 100)
+    else:
+        blocked = tmp_path / "not-a-folder"
+        blocked.write_text(damage)
+        config.serial_store = str(blocked / "baselines.sqlite")
     with Evaluator(config) as evaluator:
         serial = _serial(evaluator.evaluate(vec_scale, candidate("correct.cpp"), "cpu"))
     assert serial["source"] == "measured" and "unavailable" in serial["not_kept"]

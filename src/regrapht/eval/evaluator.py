@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import shutil
+import sqlite3
 import tempfile
 import threading
 import time
@@ -46,6 +47,7 @@ from regrapht.eval.serial_baselines import SerialBaseline, SerialBaselineStore, 
 from regrapht.eval.stats import speedup, summarize
 from regrapht.eval.timing_turn import Hold, QuietGate, TimingTurn
 from regrapht.eval.worker import late_elements
+from regrapht.store import StoreError
 from regrapht.tasks import Task, Tolerance, derive_seed, load_checker
 from regrapht.tasks.expr import ExprError
 from regrapht.tasks.generators import GeneratorError
@@ -611,7 +613,10 @@ class Evaluator:
         tc = self.config.timing_config
         key, fields = self._serial_key(task)  # compiles serial.cpp first: a compile under a hold would nest
         store = self._baseline_store()
-        kept = store.get(key) if store is not None else None
+        try:
+            kept = store.get(key) if store is not None else None
+        except (sqlite3.Error, StoreError):
+            kept = None  # an unreadable store costs the reuse, never the evaluation
         # The draws and the reference's output runs load the cores: no serial timing runs beside them.
         hold = self._quiet.hold()
         try:
@@ -680,7 +685,13 @@ class Evaluator:
         problem = baseline.problem(tc.serial_max_spread, tc.serial_max_background)
         if problem is not None:
             baseline.not_kept = problem
-        elif not store.put(key, fields, baseline):
+            return
+        try:
+            stored = store.put(key, fields, baseline)
+        except (sqlite3.Error, StoreError) as exc:  # a full disk, a store locked too long: this run's timing stands
+            baseline.not_kept = f"the store could not keep it: {exc}"
+            return
+        if not stored:
             # Another evaluator kept one first: this run divides by its own timing, later runs by that one.
             baseline.not_kept = "another evaluator kept a timing for this key first"
 

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import socket
+import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -222,5 +223,5 @@ def open_store(path: str | Path) -> tuple[SerialBaselineStore | None, str | None
     """The store at `path`, or None and why it cannot be used (the evaluator then times every run)."""
     try:
         return SerialBaselineStore(path), None
-    except (StoreError, OSError) as exc:
+    except (StoreError, OSError, sqlite3.Error) as exc:
         return None, f"serial baseline store {path} unavailable: {exc}"
