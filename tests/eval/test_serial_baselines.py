@@ -290,6 +290,7 @@ def test_a_batch_settles_its_serial_baselines_alone_at_its_end(tmp_path, build_c
         speedup = serial["median_s"] / r.timings["candidate"]["median_s"]
         assert r.speedups["serial"]["value"] == pytest.approx(speedup)
         assert r.reward == pytest.approx(hierarchical_reward("correct", speedup))
+        assert r.seconds["serial_settle"] > 0
     assert len({(r.task_id, _serial(r)["median_s"]) for r in results}) == 2  # one baseline per task
 
 

@@ -279,6 +279,7 @@ class Evaluator:
             bench: BenchReference = future.result()
             if bench.serial.get("source") != "measured" or not bench.serial.get("not_kept"):
                 continue  # kept: from the store, or this batch's own timing was acceptable
+            began = time.perf_counter()
             try:
                 key, fields = self._serial_key(task)
                 baseline = self._time_serial(task, bench.dir, bench.sets, None, quiet=True)
@@ -287,20 +288,25 @@ class Evaluator:
             baseline.key = key
             self._keep_baseline(self._baseline_store(), key, fields, baseline)
             bench.serial_samples, bench.serial = baseline.samples, baseline.to_record()
+            settle_s = round(time.perf_counter() - began, 4)
             for i in indices:
-                self._restate_serial(results[i], task, bench)
+                if self._restate_serial(results[i], task, bench):
+                    # The task's, as bench_build is: a cost of the batch's end, not of each record.
+                    results[i].seconds["serial_settle"] = settle_s
 
-    def _restate_serial(self, ev: Evaluation, task: Task, bench: BenchReference) -> None:
-        """A record's serial timing, speedup over serial and reward, from the task's settled baseline."""
+    def _restate_serial(self, ev: Evaluation, task: Task, bench: BenchReference) -> bool:
+        """A record's serial timing, speedup over serial and reward, from the task's settled baseline;
+        False for a record that was never timed."""
         candidate = self._timed.get(id(ev))
         if candidate is None or "serial" not in ev.timings:
-            return
+            return False
         serial = bench.serial_samples
         ev.timings["serial"] = {**summarize(serial, serial, serial).to_dict(), **bench.serial}
         seed = derive_seed(self.secret, task.id, "bootstrap")
         ev.speedups["serial"] = speedup(serial, candidate, "serial", seed).to_dict()
         if ev.status == "correct" and ev.reward_baseline == "serial":
             ev.reward = hierarchical_reward("correct", ev.speedups["serial"]["value"])
+        return True
 
     def _next_runnable(self, prepared: list[_Prepared], pending: list[int]) -> int:
         """The first pending item that can run without waiting (compiled, its bench data built or not
