@@ -33,3 +33,20 @@ def test_a_timed_process_own_cpu_time_is_not_background():
 def test_an_unknown_process_gives_no_reading():
     assert BackgroundMeter(None).cores() is None
     assert process_ticks(2**22 + 12345) is None  # beyond pid_max: no such process
+
+
+def test_a_short_timing_is_read_over_half_a_second_not_one_clock_tick():
+    """/proc counts 10 ms ticks: over a 2 ms timing one stray tick would read as 5 cores busy."""
+    from regrapht.eval.cpu_meter import MIN_WINDOW_S
+
+    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        time.sleep(0.2)  # past its start-up
+        meter = BackgroundMeter(idle.pid)
+        began = time.monotonic()
+        cores = meter.cores()
+        assert time.monotonic() - began >= MIN_WINDOW_S - 0.01
+    finally:
+        idle.kill()
+        idle.wait()
+    assert cores is not None and 0.0 <= cores <= (os.cpu_count() or 1)

@@ -42,6 +42,12 @@ def process_ticks(pid: int) -> int | None:
     return int(fields[11]) + int(fields[12])
 
 
+# /proc counts clock ticks (10 ms): over a timing of a few milliseconds one stray tick reads as
+# cores of load. A reading covers at least this long; what runs after a short timing ends stands in
+# for what ran during it (the reference's own exit counts as other work, a few ticks at most).
+MIN_WINDOW_S = 0.5
+
+
 class BackgroundMeter:
     """Started when a process's timing starts, read when it ends: the cores' busy time that was not
     that process's, as a number of cores busy on average (None where /proc cannot tell)."""
@@ -52,10 +58,13 @@ class BackgroundMeter:
         self.busy0 = busy_ticks()
         self.own0 = process_ticks(pid) if pid else None
 
-    def cores(self) -> float | None:
-        wall = time.monotonic() - self.started
-        busy = busy_ticks()
+    def cores(self, min_window_s: float = MIN_WINDOW_S) -> float | None:
         own = process_ticks(self.pid) if self.pid else None
+        wall = time.monotonic() - self.started
+        if wall < min_window_s:
+            time.sleep(min_window_s - wall)
+            wall = min_window_s
+        busy = busy_ticks()
         if None in (self.busy0, self.own0, busy, own) or wall <= 0:
             return None
         assert busy is not None and own is not None and self.busy0 is not None and self.own0 is not None
