@@ -270,15 +270,24 @@ class Evaluator:
         by_task: dict[str, list[int]] = {}
         for i, p in enumerate(prepared):
             by_task.setdefault(str(self._task_dir(p.task)), []).append(i)
+        unsettled: list[tuple[Task, BenchReference, list[int]]] = []
         for key_dir, indices in by_task.items():
-            task = prepared[indices[0]].task
             with self._bench_lock:
                 future = self._benches.get(key_dir)
             if future is None or not future.done() or future.exception() is not None:
                 continue  # never built (no correct candidate), failed, or dropped to make room
             bench: BenchReference = future.result()
-            if bench.serial.get("source") != "measured" or not bench.serial.get("not_kept"):
-                continue  # kept: from the store, or this batch's own timing was acceptable
+            if bench.serial.get("source") == "measured" and bench.serial.get("not_kept"):
+                unsettled.append((prepared[indices[0]].task, bench, indices))
+            # else kept: from the store, or this batch's own timing was acceptable
+        if unsettled:
+            # The spare for the next candidate would bring up its CUDA context now, beside the
+            # timings: the next batch starts its first worker afresh instead.
+            with self._spare_lock:
+                if self._spare is not None:
+                    self._spare.discard()
+                    self._spare = None
+        for task, bench, indices in unsettled:
             began = time.perf_counter()
             try:
                 key, fields = self._serial_key(task)
