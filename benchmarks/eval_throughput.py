@@ -159,8 +159,8 @@ def main() -> None:
         type=Path,
         default=None,
         help="A store of serial baselines to use and fill (default: a fresh one in the cold compile "
-        "cache, so every baseline is timed, in quiet). Run twice with the same path to measure a batch "
-        "whose baselines are kept.",
+        "cache, so every baseline is timed beside the batch and settled alone at its end). Run twice "
+        "with the same path to measure a batch whose baselines are kept.",
     )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)

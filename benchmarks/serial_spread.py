@@ -7,8 +7,8 @@ runs interleaved so each sees the same machine:
 
 - `per-run`: the serial reference timed in every run beside the batch's other work, as before
   issue 20 (no quiet section, no kept baselines);
-- `quiet`: timed in every run (a fresh store each run) in a quiet section: no other work of the
-  evaluator starts, and work in flight is waited for;
+- `quiet`: a fresh store each run, so every run times each task beside its batch and again alone
+  once the batch is done (the timing its records divide by);
 - `kept`: one store for all its runs: the first acceptable quiet timing is kept, and later runs
   reuse it.
 
