@@ -64,19 +64,34 @@ def _source(task, target: str) -> str:
     return task.naive_source() if target == "cuda" else task.serial_source()
 
 
-# Defences whose cost the benchmark measures, by name: (OS sandbox, fresh inputs for every timed call).
-MODES = {"defended": (True, True), "bare": (False, False), "sandbox": (True, False), "fresh": (False, True)}
+# Defences whose cost the benchmark measures, by name: (OS sandbox, fresh inputs for every timed call,
+# serial baselines timed alone and kept). "bare" is the evaluator as it was before issue 20.
+MODES = {
+    "defended": (True, True, True),
+    "bare": (False, False, False),
+    "sandbox": (True, False, False),
+    "fresh": (False, True, False),
+    "baselines": (False, False, True),
+}
 
 
 def throughput(
-    tasks, out: Path, reference_threads: int, target: str = "cuda", mode: str = "defended"
+    tasks,
+    out: Path,
+    reference_threads: int,
+    target: str = "cuda",
+    mode: str = "defended",
+    serial_store: Path | None = None,
 ) -> dict:
-    sandbox, fresh = MODES[mode]
+    sandbox, fresh, baselines = MODES[mode]
     items = [(task, code, target) for task in tasks for _, code in variants(_source(task, target))]
     labels = [(task.id, label) for task in tasks for label, _ in variants(_source(task, target))]
     with tempfile.TemporaryDirectory() as cache:
         config = EvalConfig(cache_dir=cache, reference_threads=reference_threads, sandbox=sandbox)
         config.timing_config.fresh_inputs = fresh
+        config.serial_cache = baselines
+        if serial_store is not None:
+            config.serial_store = str(serial_store)  # kept baselines: reused where the store has them
         start = time.perf_counter()
         with Evaluator(config) as evaluator:
             results = evaluator.evaluate_many(items)
@@ -99,6 +114,7 @@ def throughput(
             "timed_calls": {lib: t.get("n") for lib, t in r.timings.items()},
             "serial_ms": r.timings.get("serial", {}).get("median_s", 0) * 1e3,
             "fresh_inputs": r.timings.get("candidate", {}).get("fresh_inputs"),
+            "serial_source": r.timings.get("serial", {}).get("source"),
             "seconds": r.seconds,
         }
         for (t, v), r in zip(labels, results)
@@ -111,6 +127,7 @@ def throughput(
         "mode": mode,
         "sandbox": sandbox,
         "fresh_inputs": fresh,
+        "serial_baselines": baselines,
         "sandbox_s": sum(r.seconds.get("sandbox", 0.0) for r in results),
         "bench_build_s": sum(builds.values()),
         "candidates": len(items),
@@ -121,6 +138,7 @@ def throughput(
         "evals_per_minute_wall": 60 * len(items) / wall,
         "evals_per_gpu_minute": 60 * len(items) / worker_s if worker_s else None,
         "statuses": statuses,
+        "serial_sources": sorted({row["serial_source"] for row in rows if row["serial_source"]}),
     }
 
 
@@ -182,8 +200,17 @@ def main() -> None:
         nargs="+",
         choices=sorted(MODES),
         default=["defended"],
-        help="One throughput run each: defended (OS sandbox and fresh inputs, the default), bare (neither: "
-        "what the defences cost, side by side in one call), sandbox or fresh (one of them).",
+        help="One throughput run each: defended (OS sandbox, fresh inputs, serial baselines timed alone and "
+        "kept: the default), bare (none of them: what they cost, side by side in one call), or one of them "
+        "alone (sandbox, fresh, baselines).",
+    )
+    parser.add_argument(
+        "--serial-store",
+        type=Path,
+        default=None,
+        help="A store of serial baselines to use and fill (default: a fresh one in the cold compile "
+        "cache, so every baseline is timed beside the batch and settled alone at its end). Run twice "
+        "with the same path to measure a batch whose baselines are kept.",
     )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -192,7 +219,9 @@ def main() -> None:
     report: dict = {"gpu": gpu, "cpu": toolchain.cpu_model(), "date": time.strftime("%Y-%m-%d")}
     if not args.skip_throughput:
         report["throughput"] = [
-            throughput(tasks, args.out, n, args.target, mode) for n in args.reference_threads for mode in args.modes
+            throughput(tasks, args.out, n, args.target, mode, args.serial_store)
+            for n in args.reference_threads
+            for mode in args.modes
         ]
         print(json.dumps(report["throughput"], indent=1), flush=True)
     if args.target == "cpu":

@@ -8,6 +8,7 @@ Errors that land in that appended code get a hint saying what they mean (data/co
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -22,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from regrapht.eval import toolchain
 from regrapht.eval.screen import strip_comments_and_strings
@@ -123,6 +124,9 @@ class Compiler:
         self._pool: ThreadPoolExecutor | None = None
         self._in_flight: dict[tuple, Future] = {}
         self._lock = threading.Lock()
+        # An evaluator's QuietGate (eval/timing_turn.py): a compiler process loads the cores a serial
+        # timing runs on, so none starts during one. Cache hits run no process and never wait.
+        self.gate: Any = None
 
     def compile(
         self, source: str, kind: Kind, function: str, signature_params: str, names: list[str]
@@ -169,9 +173,10 @@ class Compiler:
             out_path = Path(tmp) / "lib.so"
             command = [exe, *flags, "-o", str(out_path), str(src_path)]
             try:
-                proc = subprocess.run(
-                    command, capture_output=True, text=True, timeout=self.timeout_s, cwd=tmp
-                )
+                with self.gate.noisy() if self.gate is not None else contextlib.nullcontext():
+                    proc = subprocess.run(
+                        command, capture_output=True, text=True, timeout=self.timeout_s, cwd=tmp
+                    )
             except subprocess.TimeoutExpired:
                 return CompileResult(
                     False,

@@ -29,6 +29,16 @@ class TimingConfig:
     # an H200 (bench-data builds are input generation and serial outputs, not serial timing).
     serial_budget_s: float = 3.0
     serial_max_rounds: int = 50
+    # The serial timing runs alone: no compile, input draw, reference output run or candidate worker
+    # of the evaluator starts while it runs, and it waits up to `serial_quiet_wait_s` for those in
+    # flight to end. Only where no kept baseline exists (EvalConfig.serial_cache).
+    serial_quiet: bool = True
+    serial_quiet_wait_s: float = 30.0
+    # A fresh serial timing is kept as the machine's baseline only when it began quiet, its samples'
+    # interquartile range is within this fraction of their median, and other processes kept no more
+    # than this many cores busy meanwhile. Otherwise it serves its own run, and the next run times again.
+    serial_max_spread: float = 0.03
+    serial_max_background: float = 0.5
 
 
 @dataclass
@@ -68,6 +78,10 @@ class EvalConfig:
     # Start the next cuda worker's Python during the current candidate, its CUDA context once that
     # candidate is measured.
     spare_worker: bool = True
+    # Keep each task's serial baseline, timed once in quiet, for every later evaluator on this machine
+    # (eval/serial_baselines.py), in `serial_store` (None: serial-baselines.sqlite in the compile cache).
+    serial_cache: bool = True
+    serial_store: str | None = None
 
     def reference_cache_bytes(self) -> int:
         if self.reference_cache_gib is not None:

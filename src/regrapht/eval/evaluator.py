@@ -13,6 +13,7 @@ import itertools
 import os
 import platform
 import shutil
+import sqlite3
 import tempfile
 import threading
 import time
@@ -26,8 +27,9 @@ import numpy as np
 
 import regrapht
 from regrapht.eval import correctness, peaks, sandbox, screen, symbols, toolchain
-from regrapht.eval.compile import Compiler, CompileResult, Kind
+from regrapht.eval.compile import Compiler, CompileResult, Kind, default_cache_dir
 from regrapht.eval.config import EvalConfig
+from regrapht.eval.cpu_meter import BackgroundMeter
 from regrapht.eval.cudart import CudaError
 from regrapht.eval.device_judge import DeviceJudge, JudgeUnavailable
 from regrapht.eval.record import RANK, CaseResult, Evaluation, hierarchical_reward
@@ -44,9 +46,11 @@ from regrapht.eval.reference import (
     set_bounds,
 )
 from regrapht.eval.runner import Reply, SpareWorker, WorkerOutcome, run_worker
+from regrapht.eval.serial_baselines import SerialBaseline, SerialBaselineStore, baseline_key, open_store
 from regrapht.eval.stats import speedup, summarize
-from regrapht.eval.timing_turn import TimingTurn
+from regrapht.eval.timing_turn import Hold, QuietGate, TimingTurn
 from regrapht.eval.worker import late_elements
+from regrapht.store import StoreError
 from regrapht.tasks import Task, Tolerance, derive_seed, load_checker
 from regrapht.tasks.expr import ExprError
 from regrapht.tasks.generators import GeneratorError
@@ -192,7 +196,14 @@ class Evaluator:
         self._device_judge: DeviceJudge | None = None
         self._device_judge_off: str | None = None  # why the parent does not judge on the device
         self._device_judge_lock = threading.Lock()
-        self._serial_timing = threading.Lock()  # bench builds side by side, their serial timings one by one
+        # Bench builds, compiles and workers side by side; serial timings one by one, alone.
+        self._quiet = QuietGate()
+        self.compiler.gate = self._quiet
+        self._baselines: SerialBaselineStore | None = None
+        self._baselines_off: str | None = None if self.config.serial_cache else "off (EvalConfig.serial_cache)"
+        self._baselines_lock = threading.Lock()
+        self._batches = 0  # evaluate_many calls in progress: their serial timings are settled at the end
+        self._timed: dict[int, list[float]] = {}  # id(record) -> its candidate's samples, within a batch
         # Why candidates run unconfined: turned off, or the sandbox broke the harness's own calls on
         # this machine (then every later candidate runs without it, and its record says why).
         self._sandbox_off: str | None = None if self.config.sandbox else "turned off (EvalConfig.sandbox)"
@@ -221,6 +232,10 @@ class Evaluator:
                 self._device_judge.close()
                 self._device_judge = None
         self.compiler.close()
+        with self._baselines_lock:
+            if self._baselines is not None:
+                self._baselines.close()
+                self._baselines = None
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> Evaluator:
@@ -244,20 +259,85 @@ class Evaluator:
         still being built is passed over, not waited for, while other tasks' candidates are ready;
         one task's items keep their order. Results come back in the given order."""
         prepared = [self._prepare(task, source, target, {}) for task, source, target in items]
-        self.prefetch([task for task, _, _ in items], threads=self.config.reference_threads)
-        left = Counter(str(task.root) for task, _, _ in items)
-        pending = list(range(len(prepared)))
+        self._batches += 1
         results: list[Evaluation | None] = [None] * len(prepared)
-        while pending:
-            i = self._next_runnable(prepared, pending)
-            pending.remove(i)
-            p = prepared[i]
-            results[i] = self._finish(p)
-            left[str(p.task.root)] -= 1
-            if left[str(p.task.root)] == 0:
-                self.release(p.task)
-        assert all(r is not None for r in results)  # every item ran exactly once
+        try:
+            self.prefetch([task for task, _, _ in items], threads=self.config.reference_threads)
+            left = Counter(str(task.root) for task, _, _ in items)
+            pending = list(range(len(prepared)))
+            while pending:
+                i = self._next_runnable(prepared, pending)
+                pending.remove(i)
+                p = prepared[i]
+                results[i] = self._finish(p)
+                left[str(p.task.root)] -= 1
+                if left[str(p.task.root)] == 0:
+                    self.release(p.task)
+            assert all(r is not None for r in results)  # every item ran exactly once
+            self._settle_serial_baselines(prepared, results)  # type: ignore[arg-type]
+        finally:
+            self._batches -= 1
+            for r in results:
+                self._timed.pop(id(r), None)
         return results  # type: ignore[return-value]
+
+    def _settle_serial_baselines(self, prepared: list[_Prepared], results: list[Evaluation]) -> None:
+        """The batch's quiet moment. During a batch, a task without a kept serial baseline is timed
+        as its bench data is built, beside the batch's compiles, builds and candidates (waiting for
+        quiet there idled the device: e723cfb). Now nothing else runs: each such task whose bench
+        data is still kept is timed again, alone; the new timing is kept where acceptable, and the
+        batch's records of the task divide by it."""
+        if not self.config.timing or not self.config.timing_config.serial_quiet:
+            return
+        by_task: dict[str, list[int]] = {}
+        for i, p in enumerate(prepared):
+            by_task.setdefault(str(self._task_dir(p.task)), []).append(i)
+        unsettled: list[tuple[Task, BenchReference, list[int]]] = []
+        for key_dir, indices in by_task.items():
+            with self._bench_lock:
+                future = self._benches.get(key_dir)
+            if future is None or not future.done() or future.exception() is not None:
+                continue  # never built (no correct candidate), failed, or dropped to make room
+            bench: BenchReference = future.result()
+            if bench.serial.get("source") == "measured" and bench.serial.get("not_kept"):
+                unsettled.append((prepared[indices[0]].task, bench, indices))
+            # else kept: from the store, or this batch's own timing was acceptable
+        if unsettled:
+            # The spare for the next candidate would bring up its CUDA context now, beside the
+            # timings: the next batch starts its first worker afresh instead.
+            with self._spare_lock:
+                if self._spare is not None:
+                    self._spare.discard()
+                    self._spare = None
+        for task, bench, indices in unsettled:
+            began = time.perf_counter()
+            try:
+                key, fields = self._serial_key(task)
+                baseline = self._time_serial(task, bench.dir, bench.sets, None, quiet=True)
+            except ReferenceError:
+                continue  # the batch's timing stands, and says why it was not kept
+            baseline.key = key
+            self._keep_baseline(self._baseline_store(), key, fields, baseline)
+            bench.serial_samples, bench.serial = baseline.samples, baseline.to_record()
+            settle_s = round(time.perf_counter() - began, 4)
+            for i in indices:
+                if self._restate_serial(results[i], task, bench):
+                    # The task's, as bench_build is: a cost of the batch's end, not of each record.
+                    results[i].seconds["serial_settle"] = settle_s
+
+    def _restate_serial(self, ev: Evaluation, task: Task, bench: BenchReference) -> bool:
+        """A record's serial timing, speedup over serial and reward, from the task's settled baseline;
+        False for a record that was never timed."""
+        candidate = self._timed.get(id(ev))
+        if candidate is None or "serial" not in ev.timings:
+            return False
+        serial = bench.serial_samples
+        ev.timings["serial"] = {**summarize(serial, serial, serial).to_dict(), **bench.serial}
+        seed = derive_seed(self.secret, task.id, "bootstrap")
+        ev.speedups["serial"] = speedup(serial, candidate, "serial", seed).to_dict()
+        if ev.status == "correct" and ev.reward_baseline == "serial":
+            ev.reward = hierarchical_reward("correct", ev.speedups["serial"]["value"])
+        return True
 
     def _next_runnable(self, prepared: list[_Prepared], pending: list[int]) -> int:
         """The first pending item that can run without waiting (compiled, its bench data built or not
@@ -409,20 +489,30 @@ class Evaluator:
         t0 = time.perf_counter()
         tests = self._test_reference(task)
         ev.seconds["reference"] = time.perf_counter() - t0
-        run = self._run_candidate(task, p.target, libs, tests)
-        ev.sandbox = run.sandbox
-        ev.seconds["worker"] = run.outcome.seconds
-        ev.seconds.update(_phases(run.outcome))
-        if run.bench is not None:
-            # The task's build, as long as it took: shared by its candidates, and by later batches
-            # that reuse the kept data (so it is not a cost of this evaluation to be summed).
-            ev.seconds["bench_build"] = round(run.bench.seconds, 4)
-            ev.seconds.update({f"bench_{k}": round(v, 4) for k, v in run.bench.phases.items()})
-        ev.output_head = run.outcome.output_head[:2000]
+        if self._uses_device_check(task, p.target):
+            self._device_check_library()  # its compile ends first: waiting on it under the hold could stall a timing
+        if self.config.timing:
+            self._host_perturb_library()  # likewise (a compile takes a hold of its own)
+        # The worker and the judging of its outputs (gigabytes, on several threads) load the host's
+        # cores: neither starts during a serial timing, and a serial timing waits for them to end.
+        hold = self._quiet.hold()
         try:
-            self._judge(ev, task, p.target, run)
+            run = self._run_candidate(task, p.target, libs, tests, hold)
+            ev.sandbox = run.sandbox
+            ev.seconds["worker"] = run.outcome.seconds
+            ev.seconds.update(_phases(run.outcome))
+            if run.bench is not None:
+                # The task's build, as long as it took: shared by its candidates, and by later batches
+                # that reuse the kept data (so it is not a cost of this evaluation to be summed).
+                ev.seconds["bench_build"] = round(run.bench.seconds, 4)
+                ev.seconds.update({f"bench_{k}": round(v, 4) for k, v in run.bench.phases.items()})
+            ev.output_head = run.outcome.output_head[:2000]
+            try:
+                self._judge(ev, task, p.target, run)
+            finally:
+                shutil.rmtree(run.job_dir, ignore_errors=True)
         finally:
-            shutil.rmtree(run.job_dir, ignore_errors=True)
+            hold.release()
         return self._done(ev, p)
 
     def _done(self, ev: Evaluation, p: _Prepared) -> Evaluation:
@@ -445,14 +535,41 @@ class Evaluator:
         self._dirs[id(task)] = (task, path)  # the task object is kept, so its id is never reused
         return path
 
-    def _serial_library(self, task: Task) -> str:
+    def _serial_build(self, task: Task) -> CompileResult:
         serial = self.compiler.compile(
             task.serial_source(), "serial", task.function, _params(task), [a.name for a in task.args]
         )
         if not serial.ok:
             raise ReferenceError(f"task {task.id}: serial.cpp does not compile:\n{serial.diagnostics}")
         assert serial.library is not None
-        return serial.library
+        return serial
+
+    def _serial_library(self, task: Task) -> str:
+        library = self._serial_build(task).library
+        assert library is not None
+        return library
+
+    # ---- the serial baseline, kept across runs ---------------------------------------------------
+    def _baseline_store(self) -> SerialBaselineStore | None:
+        with self._baselines_lock:
+            if self._baselines is None and self._baselines_off is None:
+                path = self.config.serial_store or str(
+                    Path(self.config.cache_dir or default_cache_dir()) / "serial-baselines.sqlite"
+                )
+                self._baselines, self._baselines_off = open_store(path)
+            return self._baselines
+
+    def _serial_key(self, task: Task) -> tuple[str, dict[str, Any]]:
+        tc = self.config.timing_config
+        return baseline_key(
+            task.id,
+            task.content_hash(),
+            task.bench_size,
+            tc.input_sets,
+            self._serial_build(task).key,
+            tc.serial_budget_s,
+            tc.serial_max_rounds,
+        )
 
     def _test_reference(self, task: Task) -> TestReference:
         key = str(self._task_dir(task))
@@ -464,7 +581,9 @@ class Evaluator:
                 )
             except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
                 raise ReferenceError(f"task {task.id}: its inputs could not be generated: {exc}") from exc
-            self._run_reference(task, cases, timing=None)
+            self._serial_library(task)  # compiled before the hold: a compile under a hold would nest
+            with self._quiet.noisy():
+                self._run_reference(task, cases, timing=None)
             self._tests[key] = TestReference(cases, time.perf_counter() - start)
         return self._tests[key]
 
@@ -565,54 +684,107 @@ class Evaluator:
         # again later, is built afresh beside the old files rather than into them.
         root = self._task_dir(task) / f"bench{next(self._jobs)}"
         tc = self.config.timing_config
+        key, fields = self._serial_key(task)  # compiles serial.cpp first: a compile under a hold would nest
+        if not self._fresh_off(task):
+            self._host_perturb_library()  # likewise: the reference perturbs the checked calls' inputs with it
+        store = self._baseline_store()
         try:
-            sets = draw_bench_sets(task, root, tc.input_sets, self._seed_of(task))
-            drawn = time.perf_counter()
-        except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
-            raise ReferenceError(f"task {task.id}: its bench inputs could not be generated: {exc}") from exc
-        # Fresh inputs: the reference computes the checked timed calls' outputs, on exactly their
-        # perturbed inputs, instead of one output per set; no timed call sees a set unperturbed.
-        reason = self._fresh_off(task)
-        bounds = [set_bounds(task, bench_set.inputs) for bench_set in sets] if not reason else []
-        if bounds and not any(b is not None for per_set in bounds for b in per_set.values()):
-            reason = "no perturbable input has a finite value to perturb"
-        checked = (
-            checked_calls(task, sets, bounds, self._seed_of(task), int(root.name[len("bench") :]))
-            if not reason
-            else []
-        )
-        spec = self._timing_spec(
-            task,
-            root,
-            sets[0].nbytes,
-            ["reference"],
-            [],
-            tc.serial_budget_s,
-            tc.serial_max_rounds,
-            min_rounds=3,
-            warmup_rounds=0,  # the two output-producing calls just before warmed pages and caches
-            min_s=0.0,  # serial calls are long; its rounds and budget bound it
-        )
-        spec["floor_rounds"] = 1
-        turn = TimingTurn(self._serial_timing)
+            kept = store.get(key) if store is not None else None
+        except (sqlite3.Error, StoreError):
+            kept = None  # an unreadable store costs the reuse, never the evaluation
+        # The draws and the reference's output runs load the cores: no serial timing runs beside them.
+        hold = self._quiet.hold()
         try:
-            samples = self._run_reference(task, checked or sets, timing=spec, turn=turn)
+            try:
+                sets = draw_bench_sets(task, root, tc.input_sets, self._seed_of(task))
+                drawn = time.perf_counter()
+            except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
+                raise ReferenceError(f"task {task.id}: its bench inputs could not be generated: {exc}") from exc
+            # Fresh inputs: the reference computes the checked timed calls' outputs, on exactly their
+            # perturbed inputs, instead of one output per set; no timed call sees a set unperturbed.
+            reason = self._fresh_off(task)
+            bounds = [set_bounds(task, bench_set.inputs) for bench_set in sets] if not reason else []
+            if bounds and not any(b is not None for per_set in bounds for b in per_set.values()):
+                reason = "no perturbable input has a finite value to perturb"
+            checked = (
+                checked_calls(task, sets, bounds, self._seed_of(task), int(root.name[len("bench") :]))
+                if not reason
+                else []
+            )
+            if kept is not None:
+                self._run_reference(task, checked or sets, timing=None)  # outputs only: the timing is kept
+                baseline = kept
+            else:
+                # Within a batch, only turns: the batch settles its baselines when it is done.
+                quiet = self.config.timing_config.serial_quiet and not self._batches
+                baseline = self._time_serial(task, root, checked or sets, hold, quiet)
+                baseline.key = key
+                self._keep_baseline(store, key, fields, baseline)
         finally:
-            turn.give_back()
+            hold.release()
         for bench_set in sets:
             bench_set.inputs = {}  # on disk for the workers; only the expected outputs stay in memory
         end = time.perf_counter()
         return BenchReference(
             root,
             sets,
-            samples,
+            baseline.samples,
             end - start,
             {"draw": drawn - start, "reference": end - drawn},
             checked=checked,
             bounds=bounds,
             fresh_reason=reason,
             written_bytes=sum(sets[0].nbytes[a.name] for a in task.written),
+            serial=baseline.to_record(),
         )
+
+    def _time_serial(
+        self, task: Task, root: Path, cases: list[RefCase], hold: Hold | None, quiet: bool
+    ) -> SerialBaseline:
+        """The reference's outputs on `cases` (the bench sets, or the checked calls' fresh inputs), then
+        its timing: in a quiet section of its own (`quiet`), or in a turn, one timing at a time, beside
+        other work."""
+        tc = self.config.timing_config
+        spec = self._timing_spec(
+            task,
+            root,
+            cases[0].nbytes,
+            ["reference"],
+            [],
+            tc.serial_budget_s,
+            tc.serial_max_rounds,
+            min_rounds=3,
+            warmup_rounds=0,  # the output-producing calls just before warmed pages and caches
+            min_s=0.0,  # serial calls are long; its rounds and budget bound it
+        )
+        spec["floor_rounds"] = 1
+        turn = TimingTurn(self._quiet, hold, quiet=quiet, max_wait_s=tc.serial_quiet_wait_s)
+        background: list[float | None] = [None]
+        try:
+            samples = self._run_reference(task, cases, timing=spec, turn=turn, background=background)
+        finally:
+            turn.give_back()
+        return SerialBaseline(samples, turn.quiet, background[0])
+
+    def _keep_baseline(
+        self, store: SerialBaselineStore | None, key: str, fields: dict[str, Any], baseline: SerialBaseline
+    ) -> None:
+        tc = self.config.timing_config
+        if store is None:
+            baseline.not_kept = f"no store: {self._baselines_off}"
+            return
+        problem = baseline.problem(tc.serial_max_spread, tc.serial_max_background)
+        if problem is not None:
+            baseline.not_kept = problem
+            return
+        try:
+            stored = store.put(key, fields, baseline)
+        except (sqlite3.Error, StoreError) as exc:  # a full disk, a store locked too long: this run's timing stands
+            baseline.not_kept = f"the store could not keep it: {exc}"
+            return
+        if not stored:
+            # Another evaluator kept one first: this run divides by its own timing, later runs by that one.
+            baseline.not_kept = "another evaluator kept a timing for this key first"
 
     def _fresh_off(self, task: Task) -> str:
         """Why a task's timed calls cannot get fresh inputs; empty when they can."""
@@ -628,9 +800,11 @@ class Evaluator:
         cases: list[RefCase],
         timing: dict[str, Any] | None,
         turn: TimingTurn | None = None,
+        background: list[float | None] | None = None,
     ) -> list[float]:
         """Run serial.cpp once on every case (and time it when asked), in a process of its own.
-        With a `turn`, the timing waits for it, once the outputs are written."""
+        With a `turn`, the timing waits for it, once the outputs are written; `background` then
+        receives the other CPU activity during the timing, in cores."""
         job_dir = self._job_dir()
         job = self._job(
             task,
@@ -648,12 +822,19 @@ class Evaluator:
         on_message = None
         if timing is not None and turn is not None:
             job["await_timing"] = True  # asks once its outputs are written
+            pid: list[int | None] = [None]
+            meter: list[BackgroundMeter | None] = [None]
 
             def on_message(message: dict[str, Any]) -> Reply:
+                if message.get("event") == "hello":
+                    pid[0] = message.get("pid")
                 if message.get("event") == "ready_for_timing":
                     turn.take()
+                    meter[0] = BackgroundMeter(pid[0] if isinstance(pid[0], int) else None)
                     return {"timing": timing}
                 if message.get("event") == "timing":
+                    if background is not None and meter[0] is not None:
+                        background[0] = meter[0].cores()
                     turn.give_back()
                 return None
         else:
@@ -769,7 +950,11 @@ class Evaluator:
             "hold_s": tc.hold_s,
         }
 
-    def _run_candidate(self, task: Task, target: str, libs: dict[str, str], tests: TestReference) -> _Run:
+    def _run_candidate(
+        self, task: Task, target: str, libs: dict[str, str], tests: TestReference, hold: Hold | None = None
+    ) -> _Run:
+        """Run the candidate's worker under `hold` (the caller's hold on the quiet gate; taken here
+        for the worker's run when None), given back while the worker waits for its bench data."""
         job_dir = self._job_dir()
         uses_cuda = target == "cuda"
         job = self._job(
@@ -807,12 +992,16 @@ class Evaluator:
                 self._open_spare_context()  # measured: the next one's context may come up now
                 return None
             if event == "ready_for_timing":
-                # Every case passed: now (and only now) the bench-size data is worth preparing.
+                # Every case passed: now (and only now) the bench-size data is worth preparing. The
+                # worker waits idle meanwhile, so the serial timing it may wait for runs without it.
+                hold.release()
                 try:
                     run.bench = self._bench_reference(task)
                 except ReferenceError as exc:
                     run.bench_error = exc
                     return "stop"
+                finally:
+                    hold.resume(urgent=True)  # it holds the device: no pending timing goes first
                 tc = self.config.timing_config
                 spec = self._timing_spec(
                     task,
@@ -843,6 +1032,9 @@ class Evaluator:
                 return {"judged": self._judge_anchor(task, run, message)}
             return None
 
+        own_hold = hold is None
+        if hold is None:
+            hold = self._quiet.hold()
         spare = self._take_spare() if uses_cuda else None
         if uses_cuda:
             self._start_spare(job["libcudart"])  # the next candidate's: Python now, CUDA after this one
@@ -857,6 +1049,8 @@ class Evaluator:
                 spare=spare,
             )
         finally:
+            if own_hold:
+                hold.release()
             if uses_cuda:
                 self._open_spare_context()
         report = run.outcome.last("sandbox")
@@ -1051,6 +1245,13 @@ class Evaluator:
         if outcome.memory_exceeded:
             return (
                 f"used more than {self.config.memory_limit_gib:g} GiB of host memory{where} and was stopped"
+            )
+        if outcome.oom_killed:
+            return (
+                f"was stopped by the kernel's out-of-memory killer{where}: the machine ran out of host memory "
+                f"and the killer chose this process, the one holding the most (at least "
+                f"{outcome.peak_rss / (1 << 30):.2f} GiB of host memory seen; ceiling "
+                f"{self.config.memory_limit_gib:g} GiB)"
             )
         if outcome.timed_out:
             return f"{outcome.timeout_reason}{where}: likely an infinite loop, a deadlock or a far too slow kernel"
@@ -1278,7 +1479,9 @@ class Evaluator:
         if not bench.fresh:
             ev.timings["candidate"]["fresh_inputs_reason"] = bench.fresh_reason
         serial = bench.serial_samples
-        ev.timings["serial"] = summarize(serial, serial, serial).to_dict()
+        # With where the baseline came from (kept from an earlier run, or timed in this one), how
+        # far its samples spread, and how quiet the machine was while it was timed.
+        ev.timings["serial"] = {**summarize(serial, serial, serial).to_dict(), **bench.serial}
         cand = ev.timings["candidate"]
         if target == "cuda":
             slack = self.config.event_host_slack
@@ -1298,6 +1501,8 @@ class Evaluator:
         seed = derive_seed(self.secret, task.id, "bootstrap")
         cand_samples = samples["candidate"][primary]
         ev.speedups["serial"] = speedup(serial, cand_samples, "serial", seed).to_dict()
+        if self._batches:
+            self._timed[id(ev)] = list(cand_samples)  # restated if the batch settles a new baseline
         for lib in samples:
             if lib != "candidate":
                 ev.speedups[lib] = speedup(samples[lib][primary], cand_samples, lib, seed).to_dict()

@@ -63,6 +63,8 @@ class BenchReference:
     @property
     def fresh(self) -> bool:
         return bool(self.checked)
+    # Where the serial samples come from and how far to trust them (SerialBaseline.to_record).
+    serial: dict[str, Any] = field(default_factory=dict)
 
     @property
     def nbytes(self) -> dict[str, int]:

@@ -36,6 +36,9 @@ class WorkerOutcome:
     timed_out: bool = False
     timeout_reason: str = ""
     memory_exceeded: bool = False
+    # Killed by the kernel's out-of-memory killer: the machine ran out before the RSS ceiling was
+    # seen crossed (the poll samples every few milliseconds; a fast hog can outrun it).
+    oom_killed: bool = False
     peak_rss: int = 0
     channel_error: str | None = None
     stopped_early: bool = False  # the parent had its verdict and ended the worker on purpose
@@ -72,6 +75,17 @@ def _worker_env(env: dict[str, str] | None) -> dict[str, str]:
     package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join([package_root, *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]])
     return env
+
+
+def oom_kills() -> int | None:
+    """Processes the kernel's out-of-memory killer has ended since boot (Linux 4.13+), or None."""
+    try:
+        for line in Path("/proc/vmstat").read_text().splitlines():
+            if line.startswith("oom_kill "):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def _spawn(first: str, after_fd: list[str], env: dict[str, str] | None) -> tuple[subprocess.Popen, int]:
@@ -143,6 +157,7 @@ def run_worker(
     job_path.write_text(json.dumps({**job, "nonce": nonce}))
     outcome = WorkerOutcome()
     start = time.monotonic()
+    oom_before = oom_kills()
     from_spare = spare is not None and spare.alive() and spare.libcudart == (job.get("libcudart") or "")
     if from_spare:
         assert spare is not None
@@ -253,6 +268,14 @@ def run_worker(
             outcome.signal_name = signal.Signals(-proc.returncode).name
         except ValueError:
             outcome.signal_name = f"signal {-proc.returncode}"
+    killed_here = outcome.memory_exceeded or outcome.timed_out or outcome.stopped_early
+    if proc.returncode == -signal.SIGKILL and not killed_here:
+        # A SIGKILL this process did not send, while the kernel's OOM-kill count rose: the killer,
+        # which takes the process with the most memory, took the worker. (Workers keep the default
+        # score: raised, every small honest worker went first whenever anything else filled the
+        # machine, measured on the 2-core development VM.)
+        oom_after = oom_kills()
+        outcome.oom_killed = oom_before is not None and oom_after is not None and oom_after > oom_before
     done = outcome.last("done")
     outcome.complete = (
         bool(done) and done.get("messages") == len(outcome.messages) and not outcome.channel_error

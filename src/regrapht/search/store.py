@@ -55,8 +55,9 @@ SEARCH_SCHEMA = Schema(
 )
 
 # Settings that change how an evaluation is run, not a verdict or a timing: the input secret, where
-# compiles are cached, how many compile in parallel, how much bench data is kept.
-_NOT_IN_KEY = ("secret", "cache_dir", "jobs", "reference_cache_gib")
+# compiles are cached, how many compile in parallel, how much bench data is kept, whether and where
+# serial baselines are kept (a kept one was timed by the same method on the same machine).
+_NOT_IN_KEY = ("secret", "cache_dir", "jobs", "reference_cache_gib", "serial_cache", "serial_store")
 
 
 def _now() -> str:

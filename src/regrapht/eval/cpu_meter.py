@@ -1,0 +1,72 @@
+"""How busy the rest of the machine was while one process was timed, from /proc (Linux).
+
+A serial timing's quiet section stops the evaluator's own work, not other users' or other programs'.
+The CPU time every core spent busy during the timing, less the timed process's own, says how much
+else ran: the record carries it, and a timing taken beside more than a little of it is not kept as
+the machine's baseline. Steal time (a virtual machine's host running other guests) counts as busy.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+
+def _clock_ticks() -> int:
+    try:
+        return int(os.sysconf("SC_CLK_TCK"))
+    except (ValueError, OSError):
+        return 100
+
+
+def busy_ticks() -> int | None:
+    """Busy clock ticks of all cores since boot (user, nice, system, irq, softirq, steal)."""
+    try:
+        first = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+    except OSError:
+        return None
+    if not first or first[0] != "cpu" or len(first) < 9:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in first[1:9])
+    return user + nice + system + irq + softirq + steal
+
+
+def process_ticks(pid: int) -> int | None:
+    """User and system clock ticks of process `pid` (fields 14 and 15 of /proc/PID/stat)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return int(fields[11]) + int(fields[12])
+
+
+# /proc counts clock ticks (10 ms): over a timing of a few milliseconds one stray tick reads as
+# cores of load. A reading covers at least this long; what runs after a short timing ends stands in
+# for what ran during it (the reference's own exit counts as other work, a few ticks at most).
+MIN_WINDOW_S = 0.5
+
+
+class BackgroundMeter:
+    """Started when a process's timing starts, read when it ends: the cores' busy time that was not
+    that process's, as a number of cores busy on average (None where /proc cannot tell)."""
+
+    def __init__(self, pid: int | None):
+        self.pid = pid
+        self.started = time.monotonic()
+        self.busy0 = busy_ticks()
+        self.own0 = process_ticks(pid) if pid else None
+
+    def cores(self, min_window_s: float = MIN_WINDOW_S) -> float | None:
+        own = process_ticks(self.pid) if self.pid else None
+        wall = time.monotonic() - self.started
+        if wall < min_window_s:
+            time.sleep(min_window_s - wall)
+            wall = min_window_s
+        busy = busy_ticks()
+        if None in (self.busy0, self.own0, busy, own) or wall <= 0:
+            return None
+        assert busy is not None and own is not None and self.busy0 is not None and self.own0 is not None
+        others = (busy - self.busy0) - (own - self.own0)
+        return max(0.0, others / _clock_ticks() / wall)

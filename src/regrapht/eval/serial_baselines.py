@@ -1,0 +1,227 @@
+"""The serial baseline of a task on a machine, timed once in quiet and kept for later runs.
+
+Speedup over the serial reference is the default reward's baseline. Timed afresh in every run, on a
+machine busy with the batch's builds, it moved by up to 1.7x between runs (docs/benchmarks.md). So a
+timing that was quiet enough (`acceptable`) is kept in a SQLite file and reused, samples and spread
+included, by every later evaluator on the same machine, for the same task content, bench size,
+compiled reference and timing method. Anything that could change the serial time is in the key, so a
+stale or foreign timing is never reused:
+
+- the task: its id, the hash of every file in its folder (serial.cpp, task.toml with its bench
+  size and generators), the bench size and the number of input sets;
+- the compiled reference: the compile cache key of serial.cpp, which covers its source, the flags,
+  the compiler's version and (for `-march=native`) the CPU model;
+- the machine: host name, /etc/machine-id, CPU model, logical CPUs, the CPUs this process may
+  use, and total memory;
+- the method: regrapht's version, `SERIAL_METHOD`, and the serial timing budget and round cap.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import socket
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import regrapht
+from regrapht.eval import toolchain
+from regrapht.store import RunStore, Schema, StoreError
+
+# Bump when the way the serial reference is timed changes (flush, warm-up, rounds, statistic).
+SERIAL_METHOD = 1
+
+SCHEMA = Schema(
+    "eval_serial_baselines",
+    (
+        """
+        CREATE TABLE serial_baselines (
+            key TEXT PRIMARY KEY,
+            task_id TEXT NOT NULL,
+            fields_json TEXT NOT NULL,
+            samples_json TEXT NOT NULL,
+            median_s REAL NOT NULL,
+            rel_iqr REAL NOT NULL,
+            n INTEGER NOT NULL,
+            quiet INTEGER NOT NULL,
+            background_cores REAL,
+            measured_at TEXT NOT NULL
+        );
+        CREATE INDEX serial_baselines_task ON serial_baselines(task_id);
+        """,
+    ),
+)
+
+
+@dataclass
+class SerialBaseline:
+    samples: list[float]
+    quiet: bool  # no other work of the evaluator ran while it was timed
+    background_cores: float | None  # other CPU activity during the timing, in cores (None: unknown)
+    measured_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    source: str = "measured"  # "store": reused from an earlier evaluator's timing
+    key: str = ""
+    not_kept: str = ""  # why a fresh timing was not kept for later runs
+
+    @property
+    def median_s(self) -> float:
+        return float(np.median(self.samples))
+
+    @property
+    def rel_iqr(self) -> float:
+        """The spread of the samples: interquartile range over median."""
+        q1, median, q3 = np.percentile(np.asarray(self.samples, dtype=np.float64), [25, 50, 75])
+        return float((q3 - q1) / median) if median > 0 else float("inf")
+
+    def problem(self, max_spread: float, max_background: float) -> str | None:
+        """Why this timing must not become the machine's baseline, or None."""
+        if not self.samples:
+            return "no samples"
+        if not self.quiet:
+            return "other work of the evaluator was still running when the timing began"
+        if self.background_cores is None:
+            return "the machine's other CPU activity could not be measured"
+        if self.background_cores > max_background:
+            return (
+                f"other processes kept {self.background_cores:.2f} cores busy during the timing "
+                f"(at most {max_background:g} allowed)"
+            )
+        if self.rel_iqr > max_spread:
+            return f"its samples spread by {self.rel_iqr:.1%} (interquartile range over median; at most {max_spread:.1%})"
+        return None
+
+    def to_record(self) -> dict[str, Any]:
+        """What the evaluation record carries beside the summary of the samples."""
+        return {
+            "source": self.source,
+            "rel_iqr": self.rel_iqr,
+            "quiet": self.quiet,
+            "background_cores": self.background_cores,
+            "measured_at": self.measured_at,
+            "baseline_key": self.key[:16],
+            "not_kept": self.not_kept,
+        }
+
+
+@functools.cache
+def machine_identity() -> dict[str, Any]:
+    try:
+        machine_id = Path("/etc/machine-id").read_text().strip()
+    except OSError:
+        machine_id = ""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = os.cpu_count() or 0
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        memory = 0
+    return {
+        "host": socket.gethostname(),
+        "machine_id": machine_id,
+        "cpu": toolchain.cpu_model(),
+        "cpus": os.cpu_count() or 0,
+        "usable_cpus": usable,
+        "memory_bytes": memory,
+    }
+
+
+def baseline_key(
+    task_id: str,
+    task_hash: str,
+    bench_size: dict[str, int],
+    input_sets: int,
+    serial_build_key: str,
+    serial_budget_s: float,
+    serial_max_rounds: int,
+) -> tuple[str, dict[str, Any]]:
+    """The key of a serial baseline, and the fields it hashes (kept beside it, to tell why two differ)."""
+    fields = {
+        "task": task_id,
+        "task_hash": task_hash,
+        "bench_size": dict(sorted(bench_size.items())),
+        "input_sets": input_sets,
+        "serial_build": serial_build_key,
+        "machine": machine_identity(),
+        "regrapht": regrapht.__version__,
+        "method": SERIAL_METHOD,
+        "serial_budget_s": serial_budget_s,
+        "serial_max_rounds": serial_max_rounds,
+    }
+    digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+    return digest, fields
+
+
+class SerialBaselineStore:
+    """Serial baselines in a SQLite file shared by every evaluator on the machine (several processes
+    may open it). The first acceptable timing of a key is kept; later ones do not replace it."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.store = RunStore(self.path, schemas=[SCHEMA])
+
+    def get(self, key: str) -> SerialBaseline | None:
+        row = self.store.query_one(
+            "SELECT samples_json, quiet, background_cores, measured_at FROM serial_baselines WHERE key = ?",
+            (key,),
+        )
+        if row is None:
+            return None
+        samples = [float(s) for s in json.loads(row["samples_json"])]
+        if not samples or not all(s > 0 for s in samples):
+            return None  # a damaged entry is measured again, never divided by
+        return SerialBaseline(
+            samples,
+            bool(row["quiet"]),
+            row["background_cores"],
+            row["measured_at"],
+            source="store",
+            key=key,
+        )
+
+    def put(self, key: str, fields: dict[str, Any], baseline: SerialBaseline) -> bool:
+        """Keep `baseline` under `key` unless one is kept already; True when this one was kept."""
+        with self.store.transaction() as conn:
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO serial_baselines (key, task_id, fields_json, samples_json, median_s,"
+                " rel_iqr, n, quiet, background_cores, measured_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    str(fields.get("task", "")),
+                    json.dumps(fields, sort_keys=True),
+                    json.dumps(baseline.samples),
+                    baseline.median_s,
+                    baseline.rel_iqr,
+                    len(baseline.samples),
+                    int(baseline.quiet),
+                    baseline.background_cores,
+                    baseline.measured_at,
+                ),
+            )
+            return cursor.rowcount == 1
+
+    def forget(self, task_id: str | None = None) -> int:
+        """Drop the kept baselines (of one task, or all), so they are timed again; how many went."""
+        with self.store.transaction() as conn:
+            if task_id is None:
+                return conn.execute("DELETE FROM serial_baselines").rowcount
+            return conn.execute("DELETE FROM serial_baselines WHERE task_id = ?", (task_id,)).rowcount
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def open_store(path: str | Path) -> tuple[SerialBaselineStore | None, str | None]:
+    """The store at `path`, or None and why it cannot be used (the evaluator then times every run)."""
+    try:
+        return SerialBaselineStore(path), None
+    except (StoreError, OSError, sqlite3.Error) as exc:
+        return None, f"serial baseline store {path} unavailable: {exc}"
