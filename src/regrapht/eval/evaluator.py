@@ -711,13 +711,17 @@ class Evaluator:
                 if not reason
                 else []
             )
+            # One reference process per case, side by side: the first case's process also times the
+            # reference, once the others have written their outputs (so they do not run beside it).
+            cases = checked or sets
+            self._reference_outputs(task, cases[1:])
             if kept is not None:
-                self._run_reference(task, checked or sets, timing=None)  # outputs only: the timing is kept
+                self._run_reference(task, cases[:1], timing=None)  # outputs only: the timing is kept
                 baseline = kept
             else:
                 # Within a batch, only turns: the batch settles its baselines when it is done.
                 quiet = self.config.timing_config.serial_quiet and not self._batches
-                baseline = self._time_serial(task, root, checked or sets, hold, quiet)
+                baseline = self._time_serial(task, root, cases[:1], hold, quiet)
                 baseline.key = key
                 self._keep_baseline(store, key, fields, baseline)
         finally:
@@ -737,6 +741,17 @@ class Evaluator:
             written_bytes=sum(sets[0].nbytes[a.name] for a in task.written),
             serial=baseline.to_record(),
         )
+
+    def _reference_outputs(self, task: Task, cases: list[RefCase]) -> None:
+        """The reference's outputs on `cases`, one process per case, side by side (untimed): a bench
+        build waits for the slowest rather than for their sum."""
+        if len(cases) <= 1:
+            for case in cases:
+                self._run_reference(task, [case], timing=None)
+            return
+        with ThreadPoolExecutor(max_workers=len(cases), thread_name_prefix="reference") as pool:
+            for future in [pool.submit(self._run_reference, task, [case], None) for case in cases]:
+                future.result()  # the first failure is raised once every process has ended
 
     def _time_serial(
         self, task: Task, root: Path, cases: list[RefCase], hold: Hold | None, quiet: bool

@@ -340,11 +340,12 @@ class _Search:
         found: list[float] = []
         kind = "expand"
         misses = 0
+        start = state
         for _ in range(self.p.step_cap + 1):
             known = set(self.table)
             child = yield from self.step(state, slot, kind)
             kind = "rollout"
-            if child.terminal and misses < self.p.dive_retries and state is not self.root:
+            if child.terminal and misses < self.p.dive_retries and state is not start:
                 # a step that failed (or changed nothing): the dive tries the next method from here
                 misses += 1
                 nxt = self.dive_slot(state, on_path)
