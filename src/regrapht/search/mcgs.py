@@ -10,19 +10,23 @@ Each iteration:
 
        score(s, m, k) = Qn(child) + c * P(s, m) * sqrt(N(s) + 1) / (1 + N(child))
 
-   (PUCT, as in the AlphaZero family). N counts visits; Qn is the best value found below the child
-   (max backpropagation, as the paper), min-max normalized over the correct kernels this search has
-   found, so `c` means the same on every task; an untried slot has Qn = 0 and N(child) = 0. P is the
-   method's prior at the state (below). Selection skips children on the current path (the graph has
-   cycles), failed children and exhausted ones, and stops at the first untried slot.
+   (PUCT, as in the AlphaZero family). N counts visits; Qn mixes the mean of the best values the
+   iterations through the child found (an iteration that found nothing correct counts 0) with the
+   best value below it (the paper's max backpropagation), `mean_weight` : 1 - `mean_weight`, each
+   min-max normalized over the correct kernels this search has found, so `c` means the same on every
+   task; an untried slot has Qn = 0 and N(child) = 0. P is the method's prior at the state (below).
+   Selection skips children on the current path (the graph has cycles), failed children and
+   exhausted ones, and stops at the first untried slot.
 2. **Expansion**: the untried slot is asked of the model (one generation) and evaluated.
 3. **Rollout**, as a dive: from a new correct state, up to `step_cap` more steps, each applying the
    untried successor with the largest P (with probability `epsilon`, one drawn in proportion to P).
    A rollout's steps are tree children like any other: selection never asks the same (code, method)
-   again, and what a rollout found is where later selections start. It stops at the first step that
-   fails, at a dead end, or at code already on the path.
-4. **Backpropagation** along the whole path (selection and dive): N += 1, best = max(best, R), where
-   R is the best value the iteration found (the paper's max-reward backpropagation).
+   again, and what a rollout found is where later selections start. A step that fails, or gives the
+   code back unchanged, from a state the dive reached makes it try that state's next method, at most
+   `dive_retries` times; at the state selection chose, selection chooses again next iteration. It
+   stops at a dead end, at code already on the path, or when its steps are spent.
+4. **Backpropagation** along the whole path (selection and dive): N += 1, the iteration's best value
+   R joins each state's mean, and best = max(best, R).
 
 **Priors.** P(s, m) is the advisor's edge score of m from the state's graph position (smoothed
 verified share x geometric-mean gain; `graph.advise.score_stats`), computed from the other tasks'
@@ -112,7 +116,8 @@ def search_value(attempt: Attempt, scale: str) -> float | None:
 @dataclass
 class MCGS(ParamsMixin):
     """Monte Carlo Graph Search over the ReGraph: PUCT selection with leave-task-out graph priors,
-    prior-guided dives whose steps join the tree, max backpropagation, evidence-gated resampling."""
+    prior-guided dives whose steps join the tree, mean (and max) backpropagation, evidence-gated
+    resampling."""
 
     c: float = 1.0  # exploration constant of PUCT
     step_cap: int = 3  # dive steps after the expanded state
@@ -121,7 +126,7 @@ class MCGS(ParamsMixin):
     prior_floor: float = 0.1  # uniform share mixed into P
     value: str = "log"  # "log" (log speedup) | "reward" (Eq. 3)
     mean_weight: float = 1.0  # share of the mean found value in Q (0: the paper's pure max backup)
-    dive_retries: int = 2  # failed dive steps that try the next method from the same state
+    dive_retries: int = 2  # failed dive steps that try the next method from a state the dive reached
     max_samples: int = 3  # samples of one method from one state, at most
     resample: bool = True  # allow more than one sample of a method (ablation: False)
     rollouts: int = 200  # iterations at most (the budget usually ends the search first)
