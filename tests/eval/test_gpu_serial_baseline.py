@@ -21,7 +21,7 @@ def test_a_cuda_batch_times_each_serial_baseline_alone_and_a_later_run_reuses_it
         build_cache, call_timeout_s=15.0, serial_store=str(tmp_path / "baselines.sqlite"), reference_threads=2
     )
     config.timing_config.serial_quiet_wait_s = 600.0
-    config.timing_config.serial_max_spread = 1e9  # kept whatever the samples' spread on a 0.3 s budget
+    config.timing_config.serial_max_median_error = 1e9  # kept whatever the samples' spread on a 0.3 s budget
     items = [
         (task, candidate("correct.cu", "hostile_cuda") + f"\n// variant {i}\n", "cuda")
         for i in range(3)

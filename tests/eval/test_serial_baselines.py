@@ -34,7 +34,7 @@ def _config(tmp_path: Path, build_cache: Path, **overrides):
     """A store of its own; acceptance that depends on the evaluator alone (not on how busy the shared
     test machine is), unless a test asks otherwise."""
     config = quick_config(build_cache, serial_store=str(tmp_path / "baselines.sqlite"))
-    config.timing_config.serial_max_spread = 1e9
+    config.timing_config.serial_max_median_error = 1e9
     config.timing_config.serial_max_background = 1e9
     for key, value in overrides.items():
         setattr(config.timing_config, key, value)
@@ -114,12 +114,24 @@ def test_a_damaged_entry_is_timed_again_never_divided_by(tmp_path):
         (SerialBaseline([1e-3] * 5, quiet=False, background_cores=0.0), "still running"),
         (SerialBaseline([1e-3] * 5, quiet=True, background_cores=1.5), "1.50 cores busy"),
         (SerialBaseline([1e-3] * 5, quiet=True, background_cores=None), "could not be measured"),
-        (SerialBaseline([1e-3, 1e-3, 2e-3, 2e-3], quiet=True, background_cores=0.0), "spread by"),
+        (SerialBaseline([1e-3, 1e-3, 2e-3, 2e-3], quiet=True, background_cores=0.0), "known to"),
         (SerialBaseline([], quiet=True, background_cores=0.0), "no samples"),
     ],
 )
 def test_a_timing_that_is_not_quiet_or_spreads_too_far_is_not_kept(baseline, phrase):
-    assert phrase in baseline.problem(max_spread=0.03, max_background=0.5)
+    assert phrase in baseline.problem(max_median_error=0.01, max_background=0.5)
+
+
+def test_what_is_kept_depends_on_how_well_the_median_is_known():
+    """A 5% spread over 27 samples pins the median to under 1%; the same spread over 3 does not."""
+    import numpy as np
+
+    many = SerialBaseline(list(1e-3 * np.linspace(0.95, 1.05, 27)), quiet=True, background_cores=0.0)
+    few = SerialBaseline(list(1e-3 * np.linspace(0.95, 1.05, 3)), quiet=True, background_cores=0.0)
+    assert many.rel_iqr == pytest.approx(0.05) and few.rel_iqr == pytest.approx(0.05)
+    assert many.rel_median_error < 0.01 < few.rel_median_error
+    assert many.problem(max_median_error=0.01, max_background=0.5) is None
+    assert "3 samples" in few.problem(max_median_error=0.01, max_background=0.5)
 
 
 def test_a_quiet_tight_timing_is_kept():

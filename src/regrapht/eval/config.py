@@ -34,10 +34,11 @@ class TimingConfig:
     # flight to end. Only where no kept baseline exists (EvalConfig.serial_cache).
     serial_quiet: bool = True
     serial_quiet_wait_s: float = 30.0
-    # A fresh serial timing is kept as the machine's baseline only when it began quiet, its samples'
-    # interquartile range is within this fraction of their median, and other processes kept no more
-    # than this many cores busy meanwhile. Otherwise it serves its own run, and the next run times again.
-    serial_max_spread: float = 0.03
+    # A fresh serial timing is kept as the machine's baseline only when it began quiet, its median is
+    # known to within this fraction (the median's relative standard error, estimated from the samples'
+    # interquartile range and count), and other processes kept no more than this many cores busy
+    # meanwhile. Otherwise it serves its own run, and the next run times again.
+    serial_max_median_error: float = 0.01
     serial_max_background: float = 0.5
 
 

@@ -788,7 +788,7 @@ class Evaluator:
         if store is None:
             baseline.not_kept = f"no store: {self._baselines_off}"
             return
-        problem = baseline.problem(tc.serial_max_spread, tc.serial_max_background)
+        problem = baseline.problem(tc.serial_max_median_error, tc.serial_max_background)
         if problem is not None:
             baseline.not_kept = problem
             return
