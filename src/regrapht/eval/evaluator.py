@@ -46,7 +46,13 @@ from regrapht.eval.reference import (
     set_bounds,
 )
 from regrapht.eval.runner import Reply, SpareWorker, WorkerOutcome, run_worker
-from regrapht.eval.serial_baselines import SerialBaseline, SerialBaselineStore, baseline_key, open_store
+from regrapht.eval.serial_baselines import (
+    KEEP_MIN_SAMPLES,
+    SerialBaseline,
+    SerialBaselineStore,
+    baseline_key,
+    open_store,
+)
 from regrapht.eval.stats import speedup, summarize
 from regrapht.eval.timing_turn import Hold, QuietGate, TimingTurn
 from regrapht.eval.worker import late_elements
@@ -772,7 +778,9 @@ class Evaluator:
             warmup_rounds=0,  # the output-producing calls just before warmed pages and caches
             min_s=0.0,  # serial calls are long; its rounds and budget bound it
         )
-        spec["floor_rounds"] = 1
+        # A quiet timing may become the machine's baseline, which needs samples enough to know its
+        # median (KEEP_MIN_SAMPLES); one in turns beside a batch only serves its batch, settled later.
+        spec["floor_rounds"] = KEEP_MIN_SAMPLES if quiet else 1
         turn = TimingTurn(self._quiet, hold, quiet=quiet, max_wait_s=tc.serial_quiet_wait_s)
         background: list[float | None] = [None]
         try:

@@ -61,6 +61,10 @@ SCHEMA = Schema(
 )
 
 
+# Samples a timing needs before it can be kept: fewer say nothing of their own spread.
+KEEP_MIN_SAMPLES = 3
+
+
 @dataclass
 class SerialBaseline:
     samples: list[float]
@@ -85,7 +89,10 @@ class SerialBaseline:
     def rel_median_error(self) -> float:
         """The median's relative standard error, from the interquartile range: for a normal spread
         sigma = IQR / 1.349 and the median's standard error 1.2533 sigma / sqrt(n). Three quiet samples
-        with a 3% spread leave the median uncertain by 1.6%; 27 samples with a 5% spread, by 0.9%."""
+        with a 3% spread leave the median uncertain by 1.6%; 27 samples with a 5% spread, by 0.9%. Fewer
+        than `KEEP_MIN_SAMPLES` tell nothing of the spread: infinite."""
+        if len(self.samples) < KEEP_MIN_SAMPLES:
+            return float("inf")
         return 1.2533 * (self.rel_iqr / 1.349) / math.sqrt(len(self.samples))
 
     def problem(self, max_median_error: float, max_background: float) -> str | None:
@@ -101,6 +108,8 @@ class SerialBaseline:
                 f"other processes kept {self.background_cores:.2f} cores busy during the timing "
                 f"(at most {max_background:g} allowed)"
             )
+        if len(self.samples) < KEEP_MIN_SAMPLES:
+            return f"{len(self.samples)} sample(s): at least {KEEP_MIN_SAMPLES} are needed to know the median's error"
         if self.rel_median_error > max_median_error:
             return (
                 f"its median is known to {self.rel_median_error:.2%} only ({len(self.samples)} samples spread by "
