@@ -332,3 +332,25 @@ def test_parameters_are_checked():
     with pytest.raises(ValueError, match="prior must be"):
         make_strategy("mcgs", prior="teacher")
     assert make_strategy("mcgs", c="2.5", resample="false").params()["resample"] is False
+
+
+def test_the_best_kernel_is_chosen_with_its_interval(axpy):
+    """A kernel faster only within noise (overlapping 95% intervals) does not displace the one found in
+    fewer steps, and the result says so; one faster beyond noise does."""
+    chain = [(INITIAL, "p", "serial", "A"), ("p", "q", "A", "B"), ("q", "r", "B", "C")]
+    # FakeEvaluator's intervals are +-5%: A [1.90, 2.10] and B [1.95, 2.15] overlap; C [2.85, 3.15] does not
+    table = {"A": ("correct", 2.0), "B": ("correct", 2.05), "C": ("correct", 3.0)}
+    graph = synthetic_graph(axpy, chain)
+    two, _ = run(axpy, graph, table, budget=2, step_cap=1)
+    assert [a.reward for a in two.attempts] == [2.0, 2.05]
+    assert two.best == 0  # B's point estimate is higher, but not beyond noise, and its path is longer
+    assert any("1 other correct kernel(s) are within noise of it (#1)" in n for n in two.best_notes())
+    three, _ = run(axpy, graph, table, budget=3, step_cap=2)
+    assert three.best_attempt.reward == 3.0 and three.best_notes() == []
+
+
+def test_a_best_kernel_within_noise_of_its_baseline_is_reported_so(axpy):
+    graph = synthetic_graph(axpy, [(INITIAL, "p", "serial", "A")])
+    result, _ = run(axpy, graph, {"A": ("correct", 1.02)}, budget=1)  # 95% CI 0.969-1.071
+    assert result.best_attempt is not None
+    assert any("within noise of 1" in note for note in result.best_notes())

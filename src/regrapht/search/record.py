@@ -152,13 +152,13 @@ class SearchResult:
                 f"its speedup over {best.reward_baseline} ({iv[1]:.3g}x, 95% CI {iv[0]:.3g}-{iv[2]:.3g}) "
                 "is within noise of 1: it is not shown to be faster than the baseline"
             )
-        ties = [
-            a.index
-            for a in self.attempts
-            if a.correct and a.index != best.index and a.code_sha != best.code_sha and faster_beyond_noise(a, best) is None
-        ]
+        ties: dict[str | None, int] = {}  # one attempt per code: the first that reached it
+        for a in self.attempts:
+            if a.correct and a.code_sha != best.code_sha and faster_beyond_noise(a, best) is None:
+                ties.setdefault(a.code_sha, a.index)
         if ties:
-            shown = ", ".join(f"#{i}" for i in ties[:8]) + (" ..." if len(ties) > 8 else "")
+            first = sorted(ties.values())
+            shown = ", ".join(f"#{i}" for i in first[:8]) + (" ..." if len(first) > 8 else "")
             notes.append(f"{len(ties)} other correct kernel(s) are within noise of it ({shown})")
         return notes
 
