@@ -49,3 +49,21 @@ def unscreened(build_cache: Path):
 
 def candidate(name: str, folder: str = "hostile_cpu") -> str:
     return (HERE / folder / name).read_text()
+
+
+@pytest.fixture()
+def reference_job(evaluator, vec_scale):
+    """A job for the serial reference on the test cases of vec_scale: (job, its folder, cases)."""
+    tests = evaluator._test_reference(vec_scale)
+    job_dir = evaluator._job_dir()
+    job = evaluator._job(
+        vec_scale,
+        {"reference": evaluator._serial_library(vec_scale)},
+        tests.cases,
+        ["reference"],
+        job_dir,
+        uses_cuda=False,
+        device_buffers=False,
+        runs=1,
+    )
+    return job, job_dir, len(tests.cases)

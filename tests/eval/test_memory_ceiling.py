@@ -16,21 +16,10 @@ def test_the_kernels_oom_kill_count_is_readable():
     assert count is not None and count >= 0
 
 
-def test_a_sigkill_from_elsewhere_without_an_oom_kill_is_not_called_one(evaluator, vec_scale):
+def test_a_sigkill_from_elsewhere_without_an_oom_kill_is_not_called_one(evaluator, reference_job):
     """The attribution needs the kernel's count to rise: a worker killed by someone else is reported
     as killed by the signal."""
-    tests = evaluator._test_reference(vec_scale)
-    job_dir = evaluator._job_dir()
-    job = evaluator._job(
-        vec_scale,
-        {"reference": evaluator._serial_library(vec_scale)},
-        tests.cases,
-        ["reference"],
-        job_dir,
-        uses_cuda=False,
-        device_buffers=False,
-        runs=1,
-    )
+    job, job_dir, _ = reference_job
     job["await_timing"] = True  # the worker then waits on its stdin, alive, until killed
 
     def kill_when_ready(message):

@@ -8,23 +8,6 @@ import pytest
 from regrapht.eval.runner import SpareWorker, run_worker
 
 
-@pytest.fixture()
-def reference_job(evaluator, vec_scale):
-    tests = evaluator._test_reference(vec_scale)
-    job_dir = evaluator._job_dir()
-    job = evaluator._job(
-        vec_scale,
-        {"reference": evaluator._serial_library(vec_scale)},
-        tests.cases,
-        ["reference"],
-        job_dir,
-        uses_cuda=False,
-        device_buffers=False,
-        runs=1,
-    )
-    return job, job_dir, len(tests.cases)
-
-
 def test_a_spare_takes_the_next_job(reference_job):
     job, job_dir, cases = reference_job
     spare = SpareWorker(job["libcudart"])
