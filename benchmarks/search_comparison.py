@@ -471,6 +471,7 @@ def main(argv: list[str] | None = None) -> int:
         "environment": ("simulated" if args.env == "sim" else "deterministic replay")
         + (", task edges only" if args.task_edges_only else ", full graph"),
         "simulator_rates": policy.rates.to_dict() if args.env == "sim" else None,
+        "simulator_draws": dict(policy.draws) if args.env == "sim" else None,
         "leave_task_out": True,
         "target": args.target,
         "split": args.split,

@@ -68,6 +68,9 @@ def test_recorded_steps_succeed_at_the_fitted_rate(axpy, skill):
     share = sum("R:PA" in a for a in answers) / len(answers)
     assert share == pytest.approx(rates.recorded_success(graph.edge("p", "a").stats), abs=0.04)
     assert all(("R:PA" in a) != (FAILURE_MARK in a) for a in answers)  # success or a failed attempt
+    draws = policy.describe()["draws"]
+    assert draws["recorded"] == sum("R:PA" in a for a in answers)
+    assert draws["recorded_failed"] == len(answers) - draws["recorded"]
 
 
 def test_unrecorded_steps_give_back_the_code_or_fail_at_the_set_rate(axpy):

@@ -495,10 +495,12 @@ class Evaluator:
         t0 = time.perf_counter()
         tests = self._test_reference(task)
         ev.seconds["reference"] = time.perf_counter() - t0
+        # The harness library the worker perturbs with is compiled first: a compile takes a hold of its
+        # own, and waiting on one under this hold could stall a timing.
         if self._uses_device_check(task, p.target):
-            self._device_check_library()  # its compile ends first: waiting on it under the hold could stall a timing
-        if self.config.timing:
-            self._host_perturb_library()  # likewise (a compile takes a hold of its own)
+            self._device_check_library()
+        elif self.config.timing:
+            self._host_perturb_library()
         # The worker and the judging of its outputs (gigabytes, on several threads) load the host's
         # cores: neither starts during a serial timing, and a serial timing waits for them to end.
         hold = self._quiet.hold()

@@ -155,10 +155,6 @@ def _edge_weight(ctx: SearchContext, point: Point, method: str) -> int:
     return ctx.edge_evidence(point, method)[1] or 1
 
 
-def _prior(ctx: SearchContext, point: Point, method: str) -> float:
-    return ctx.prior(point, method)
-
-
 def _graph_step(ctx: SearchContext, point: Point, method: str, kind: str) -> Steps:
     request, shown = ctx.step_request(point, method)
     attempt = yield from ctx.attempt(request, kind=kind, parent=point, method=method, examples=shown)
@@ -246,7 +242,7 @@ class GreedyStrategy(ParamsMixin):
         point = ctx.start
         spent = False
         for _ in range(self.max_steps):
-            ranked = sorted(ctx.successors(point), key=lambda m: (-_prior(ctx, point, m), m))
+            ranked = sorted(ctx.successors(point), key=lambda m: (-ctx.prior(point, m), m))
             options = [m for m in ranked if tried[(point.key, m)] < limit]
             moved: Attempt | None = None
             for method in options[: self.attempts]:

@@ -170,6 +170,7 @@ class SimulatedPolicy:
             "target": self.graph.target,
             "rates": self.rates.to_dict(),
             "seed": self.seed,
+            "draws": dict(self.draws),  # how the answers so far came out
         }
 
     def close(self) -> None:
