@@ -131,6 +131,14 @@ def _write_atomically(path: Path, rows: list) -> None:
     os.replace(tmp, path)
 
 
+def _train_tasks(checked: list) -> list:
+    """What test tasks are screened against for near-duplicates: the shipped train split and the
+    train tasks among those checked (a user's own suite)."""
+    shipped = _select("train", None, None, None)
+    seen = {t.root.resolve() for t in shipped}
+    return shipped + [t for t in checked if t.split == "train" and t.root.resolve() not in seen]
+
+
 @tasks_app.command("check")
 def check_command(
     ids: list[str] = typer.Argument(None, help="Task ids or folders; all shipped tasks when omitted."),
@@ -154,7 +162,9 @@ def check_command(
 ) -> None:
     """Validate tasks: the serial reference compiles, runs deterministically, and its outputs depend on
     the inputs and the seed (not constant, not zero); naive.cu and solution.cu compile with nvcc; on a
-    GPU, both pass and the bench size is long enough to measure. Exit status 1 if any task fails.
+    GPU, both pass and the bench size is long enough to measure. A test task must not be a
+    near-duplicate of a train task (token similarity of serial.cpp and naive.cu, threshold in
+    regrapht/data/leakage.toml). Exit status 1 if any task fails.
 
     --out is rewritten after every task, so a check that is stopped keeps what it measured, and
     `--resume` with the same --out continues it."""
@@ -209,6 +219,7 @@ def check_command(
             config=EvalConfig(timing_config=TimingConfig(budget_s=budget, serial_budget_s=serial_budget)),
             on_result=advance,
             reference_threads=reference_threads,
+            train=_train_tasks(tasks),
         )
     data = kept + [r.to_dict() for r in results]
     if out:

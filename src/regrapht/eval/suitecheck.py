@@ -17,6 +17,7 @@ from regrapht.eval.compile import Compiler
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.evaluator import Evaluator, ReferenceError, _params
 from regrapht.tasks import Task
+from regrapht.tasks.similarity import leakage_problem
 
 MIN_NAIVE_MS = 1.0  # a bench size whose naive kernel runs shorter measures launches, not the GPU
 # A best-known solution's distinct optimization steps set its task's tier (docs/suite.md).
@@ -184,6 +185,19 @@ def _check_on_gpu(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
             measured["solution_roofline"] = best.roofline.get("fraction_of_floor")
 
 
+def _screen_leakage(task: Task, train: list[Task], check: TaskCheck) -> None:
+    problem, near = leakage_problem(task, train)
+    if near is not None:
+        check.measured["nearest_train"] = {
+            "task": near.other,
+            "score": round(near.score, 3),
+            "serial": round(near.serial, 3),
+            "naive": round(near.naive, 3),
+        }
+    if problem is not None:
+        check.fail(problem)
+
+
 def reusable_results(
     previous: list[dict[str, Any]], tasks: list[Task], gpu: bool, gpu_name: str = ""
 ) -> dict[str, dict[str, Any]]:
@@ -209,7 +223,10 @@ def check_tasks(
     config: EvalConfig | None = None,
     on_result=None,
     reference_threads: int = 1,
+    train: list[Task] | None = None,
 ) -> list[TaskCheck]:
+    """Check each task; test tasks are also screened against `train` (the suite's train tasks) for
+    near-duplicates (regrapht/data/leakage.toml), on the GPU or not."""
     gpu = bool(toolchain.gpus()) if gpu is None else gpu
     results = []
     config = config or EvalConfig()
@@ -235,6 +252,8 @@ def check_tasks(
             except Exception as exc:  # one broken task must not end the check of the others
                 check = TaskCheck(task.id, task.split, task.difficulty, task.category)
                 check.fail(f"internal error while checking: {type(exc).__name__}: {exc}")
+            if train is not None:
+                _screen_leakage(task, train, check)
             check.seconds = round(time.perf_counter() - began, 2)
             check.task_hash, check.on_gpu, check.regrapht_version = task_hash, gpu, regrapht.__version__
             check.gpu_name = gpu_info.name if gpu and gpu_info is not None else ""

@@ -1,0 +1,121 @@
+"""How close two tasks' code is: the train-to-test leakage screen of `tasks check`.
+
+A token screen, not a semantic one: it finds a test task whose serial reference and naive port are
+a train task's with a changed index or an added epilogue, the copies a search that retrieves train
+examples would score on. Two tasks that solve one problem in unrelated code pass it; curating the
+suite still takes a reader.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from regrapht.tasks.model import Task
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+_TOKEN = re.compile(
+    r"[A-Za-z_]\w*"  # names and keywords
+    r"|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFuUlL]*"  # numbers
+    r"|->|<<|>>|&&|\|\||\+\+|--|[+\-*/%=<>!&|^]=?"  # operators
+    r"|[{}()\[\];,.?:~]"
+)
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+_PREPROCESSOR = re.compile(r"^\s*#.*$", re.M)
+
+
+@dataclass(frozen=True)
+class LeakageRule:
+    ngram: int
+    threshold: float
+
+
+@lru_cache(maxsize=1)
+def leakage_rule() -> LeakageRule:
+    text = resources.files("regrapht").joinpath("data/leakage.toml").read_text()
+    data = tomllib.loads(text)
+    return LeakageRule(ngram=int(data["ngram"]), threshold=float(data["threshold"]))
+
+
+def tokens(source: str) -> list[str]:
+    """The code's tokens with comments, strings and preprocessor lines dropped and numbers folded (a
+    changed constant is not a different kernel); names are kept, since copied code keeps them."""
+    text = _PREPROCESSOR.sub(" ", _STRING.sub(" STR ", _LINE_COMMENT.sub(" ", _BLOCK_COMMENT.sub(" ", source))))
+    return ["NUM" if t[0].isdigit() or t[0] == "." and len(t) > 1 else t for t in _TOKEN.findall(text)]
+
+
+def shingles(source: str, n: int) -> Counter:
+    toks = tokens(source)
+    if len(toks) < n:
+        return Counter([tuple(toks)]) if toks else Counter()
+    return Counter(tuple(toks[i : i + n]) for i in range(len(toks) - n + 1))
+
+
+def jaccard(a: Counter, b: Counter) -> float:
+    """Multiset Jaccard similarity: shared n-grams over all n-grams, counts included."""
+    union = sum((a | b).values())
+    return sum((a & b).values()) / union if union else 0.0
+
+
+@dataclass(frozen=True)
+class Similarity:
+    other: str  # the other task's id
+    serial: float
+    naive: float
+
+    @property
+    def score(self) -> float:
+        return (self.serial + self.naive) / 2
+
+    def describe(self) -> str:
+        return f"{self.other} (token similarity {self.score:.2f}: serial {self.serial:.2f}, naive {self.naive:.2f})"
+
+
+class Fingerprint:
+    """A task's n-gram multisets, computed once and compared with many."""
+
+    def __init__(self, task: Task, n: int):
+        self.task_id = task.id
+        self.serial = shingles(_read(task.serial_path), n)
+        self.naive = shingles(_read(task.naive_path), n)
+
+    def compare(self, other: Fingerprint) -> Similarity:
+        return Similarity(other.task_id, jaccard(self.serial, other.serial), jaccard(self.naive, other.naive))
+
+
+def _read(path: Path | None) -> str:
+    return path.read_text(errors="replace") if path is not None and path.is_file() else ""
+
+
+def nearest(task: Task, others: list[Task], rule: LeakageRule | None = None) -> Similarity | None:
+    """The most similar of `others` to `task` (itself excluded), or None when there is none."""
+    rule = rule or leakage_rule()
+    mine = Fingerprint(task, rule.ngram)
+    scored = [mine.compare(Fingerprint(o, rule.ngram)) for o in others if o.id != task.id]
+    return max(scored, key=lambda s: s.score, default=None)
+
+
+def leakage_problem(task: Task, train: list[Task], rule: LeakageRule | None = None) -> tuple[str | None, Similarity | None]:
+    """Why a test task fails the leakage screen (None when it passes), and its nearest train task."""
+    rule = rule or leakage_rule()
+    if task.split != "test":
+        return None, None
+    near = nearest(task, [t for t in train if t.split == "train"], rule)
+    if near is None or near.score < rule.threshold:
+        return None, near
+    return (
+        f"near-duplicate of train task {near.describe()} >= {rule.threshold:.2f}: a search that retrieves "
+        "train examples would score on a copy; replace the task or move it to train",
+        near,
+    )
