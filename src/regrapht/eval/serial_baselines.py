@@ -57,12 +57,29 @@ SCHEMA = Schema(
         );
         CREATE INDEX serial_baselines_task ON serial_baselines(task_id);
         """,
+        """
+        CREATE TABLE serial_pool (
+            key TEXT PRIMARY KEY,
+            task_id TEXT NOT NULL,
+            samples_json TEXT NOT NULL,
+            timings INTEGER NOT NULL,
+            background_cores REAL,
+            measured_at TEXT NOT NULL
+        );
+        CREATE INDEX serial_pool_task ON serial_pool(task_id);
+        """,
     ),
 )
 
 
 # Samples a timing needs before it can be kept: fewer say nothing of their own spread.
 KEEP_MIN_SAMPLES = 3
+# Quiet timings pooled for one key before the pool is kept whatever its spread. Some references vary
+# between processes by more than a few quiet samples can pin (gemv moved 226 -> 326 ms between quiet
+# runs on an H100 host, docs/benchmarks.md): each quiet run adds its samples to the key's pool, runs
+# divide by the pool's median, and after this many the pool is kept, its spread with it, so the
+# baseline stops moving.
+POOL_KEEP_TIMINGS = 3
 
 
 @dataclass
@@ -71,7 +88,9 @@ class SerialBaseline:
     quiet: bool  # no other work of the evaluator ran while it was timed
     background_cores: float | None  # other CPU activity during the timing, in cores (None: unknown)
     measured_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    source: str = "measured"  # "store": reused from an earlier evaluator's timing
+    source: str = "measured"  # "store": reused from an earlier evaluator's timing; "pooled": this
+    # run's quiet samples with those of earlier quiet runs of the same key
+    timings: int = 1  # quiet timings (evaluator runs) the samples come from
     key: str = ""
     not_kept: str = ""  # why a fresh timing was not kept for later runs
 
@@ -96,9 +115,25 @@ class SerialBaseline:
         return 1.2533 * (self.rel_iqr / 1.349) / math.sqrt(len(self.samples))
 
     def problem(self, max_median_error: float, max_background: float) -> str | None:
-        """Why this timing must not become the machine's baseline, or None."""
+        """Why this timing must not become the machine's baseline, or None. A pool of
+        `POOL_KEEP_TIMINGS` quiet timings is kept whatever its spread, which it records."""
         if not self.samples:
             return "no samples"
+        disturbed = self.disturbed(max_background)
+        if disturbed is not None:
+            return disturbed
+        if len(self.samples) < KEEP_MIN_SAMPLES:
+            return f"{len(self.samples)} sample(s): at least {KEEP_MIN_SAMPLES} are needed to know the median's error"
+        if self.rel_median_error > max_median_error and self.timings < POOL_KEEP_TIMINGS:
+            return (
+                f"its median is known to {self.rel_median_error:.2%} only ({len(self.samples)} samples spread by "
+                f"{self.rel_iqr:.1%}, interquartile range over median; at most {max_median_error:.1%})"
+                + (f", pooled from {self.timings} quiet runs of {POOL_KEEP_TIMINGS}" if self.timings > 1 else "")
+            )
+        return None
+
+    def disturbed(self, max_background: float) -> str | None:
+        """Why the timing was not quiet (so it may neither be kept nor pooled), or None."""
         if not self.quiet:
             return "other work of the evaluator was still running when the timing began"
         if self.background_cores is None:
@@ -107,13 +142,6 @@ class SerialBaseline:
             return (
                 f"other processes kept {self.background_cores:.2f} cores busy during the timing "
                 f"(at most {max_background:g} allowed)"
-            )
-        if len(self.samples) < KEEP_MIN_SAMPLES:
-            return f"{len(self.samples)} sample(s): at least {KEEP_MIN_SAMPLES} are needed to know the median's error"
-        if self.rel_median_error > max_median_error:
-            return (
-                f"its median is known to {self.rel_median_error:.2%} only ({len(self.samples)} samples spread by "
-                f"{self.rel_iqr:.1%}, interquartile range over median; at most {max_median_error:.1%})"
             )
         return None
 
@@ -128,6 +156,8 @@ class SerialBaseline:
             "measured_at": self.measured_at,
             "baseline_key": self.key[:16],
             "not_kept": self.not_kept,
+            "samples": len(self.samples),
+            "timings": self.timings,
         }
 
 
@@ -199,6 +229,7 @@ class SerialBaselineStore:
         samples = [float(s) for s in json.loads(row["samples_json"])]
         if not samples or not all(s > 0 for s in samples):
             return None  # a damaged entry is measured again, never divided by
+        pooled = self.store.query_one("SELECT timings FROM serial_pool WHERE key = ?", (key,))
         return SerialBaseline(
             samples,
             bool(row["quiet"]),
@@ -206,6 +237,7 @@ class SerialBaselineStore:
             row["measured_at"],
             source="store",
             key=key,
+            timings=int(pooled["timings"]) if pooled is not None else 1,
         )
 
     def put(self, key: str, fields: dict[str, Any], baseline: SerialBaseline) -> bool:
@@ -229,15 +261,72 @@ class SerialBaselineStore:
             )
             return cursor.rowcount == 1
 
+    def pool(self, key: str, fields: dict[str, Any], baseline: SerialBaseline) -> SerialBaseline:
+        """Add a quiet timing's samples to the key's pool; the pool, this timing's samples included.
+        Only quiet timings belong here (`SerialBaseline.disturbed` is None): a pool mixes runs, never
+        a busy host with a quiet one."""
+        with self.store.transaction() as conn:
+            row = conn.execute(
+                "SELECT samples_json, timings, background_cores FROM serial_pool WHERE key = ?", (key,)
+            ).fetchone()
+            samples, timings, background = list(baseline.samples), 1, baseline.background_cores or 0.0
+            if row is not None:
+                earlier = [float(s) for s in json.loads(row["samples_json"])]
+                if earlier and all(s > 0 for s in earlier):  # a damaged pool starts again
+                    samples = earlier + samples
+                    timings = int(row["timings"]) + 1
+                    background = max(background, row["background_cores"] or 0.0)
+            conn.execute(
+                "INSERT OR REPLACE INTO serial_pool (key, task_id, samples_json, timings, background_cores,"
+                " measured_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (key, str(fields.get("task", "")), json.dumps(samples), timings, background, baseline.measured_at),
+            )
+        return SerialBaseline(
+            samples,
+            quiet=True,
+            background_cores=background,
+            measured_at=baseline.measured_at,
+            source="pooled" if timings > 1 else baseline.source,
+            key=key,
+            timings=timings,
+        )
+
     def forget(self, task_id: str | None = None) -> int:
-        """Drop the kept baselines (of one task, or all), so they are timed again; how many went."""
+        """Drop the kept baselines and pools (of one task, or all), so they are timed again; how many
+        kept baselines went."""
         with self.store.transaction() as conn:
             if task_id is None:
+                conn.execute("DELETE FROM serial_pool")
                 return conn.execute("DELETE FROM serial_baselines").rowcount
+            conn.execute("DELETE FROM serial_pool WHERE task_id = ?", (task_id,))
             return conn.execute("DELETE FROM serial_baselines WHERE task_id = ?", (task_id,)).rowcount
 
     def close(self) -> None:
         self.store.close()
+
+
+def keep_or_pool(
+    store: SerialBaselineStore,
+    key: str,
+    fields: dict[str, Any],
+    baseline: SerialBaseline,
+    max_median_error: float,
+    max_background: float,
+) -> None:
+    """Settle a fresh timing: a quiet one joins its key's pool and `baseline` becomes the pool (so
+    this run divides by the median of every quiet run so far); the pool is kept as the machine's
+    baseline once `problem` allows. `baseline.not_kept` says why it was not. Store errors propagate."""
+    if baseline.samples and baseline.disturbed(max_background) is None:
+        pooled = store.pool(key, fields, baseline)
+        baseline.samples, baseline.timings, baseline.source = pooled.samples, pooled.timings, pooled.source
+        baseline.background_cores = pooled.background_cores
+    problem = baseline.problem(max_median_error, max_background)
+    if problem is not None:
+        baseline.not_kept = problem
+        return
+    if not store.put(key, fields, baseline):
+        # Another evaluator kept one first: this run divides by its own timing, later runs by that one.
+        baseline.not_kept = "another evaluator kept a timing for this key first"
 
 
 def open_store(path: str | Path) -> tuple[SerialBaselineStore | None, str | None]:
