@@ -3,6 +3,7 @@ tasks, verdict comparison and report, and KernelBench's side as far as it runs w
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import subprocess
@@ -266,3 +267,118 @@ def test_comparison_refuses_to_run_without_a_gpu():
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 2
     assert "no GPU" in proc.stderr
+
+
+def _args(tmp_path: Path, **over) -> argparse.Namespace:
+    base = dict(kernelbench=_fake_kernelbench(tmp_path / "kb"), kb_timeout=60.0, kb_baselines="per-task",
+                target="cuda", deadline_s=1e6, out=tmp_path / "out", harness="both", order=["regrapht", "kernelbench"])
+    base.update(over)
+    return argparse.Namespace(**base)
+
+
+def test_kernelbench_loop_measures_baselines_once_per_task_and_computes_speedups(tmp_path, monkeypatch):
+    pytest.importorskip("pydantic")
+    import torch_vs_kernelbench as tvk
+    from tvk_kernelbench import KernelBenchHarness
+
+    calls = []
+
+    def fake_eval(self, key, reference, candidate, backend):
+        calls.append(key)
+        return {"verdict": "correct", "message": "", "runtime_ms": 0.5, "seconds": 10.0}
+
+    def fake_base(self, task, reference):
+        calls.append(f"baselines {task}")
+        return {"baselines": {"eager": 1.0, "compile": 0.25}, "seconds": 5.0}
+
+    monkeypatch.setattr(KernelBenchHarness, "evaluate", fake_eval)
+    monkeypatch.setattr(KernelBenchHarness, "task_baselines", fake_base)
+    cands = [c for c in load_candidates() if c.task in ("relu", "softmax")]
+    args = _args(tmp_path)
+    state = tvk.new_state(args)
+    tvk.run_kernelbench(state, cands, tvk.Clock(1e6), args, "GPU-0", tmp_path)
+    part = state["kernelbench"]
+    assert calls.count("baselines relu") == 1 and calls.count("baselines softmax") == 1
+    assert set(part["rows"]) == {c.key for c in cands}
+    assert part["rows"]["relu/triton"]["speedup_vs_eager"] == pytest.approx(2.0)
+    assert part["rows"]["relu/triton"]["speedup_vs_compile"] == pytest.approx(0.5)
+    assert part["gpu_seconds"] == pytest.approx(10.0 * len(cands) + 5.0 * 2)
+    assert len(part["static_check"]) == 30
+    # A resumed run skips what is done.
+    calls.clear()
+    tvk.run_kernelbench(state, cands, tvk.Clock(1e6), args, "GPU-0", tmp_path)
+    assert calls == []
+
+
+def test_kernelbench_loop_stops_after_two_harness_errors_and_keeps_them_pending(tmp_path, monkeypatch):
+    pytest.importorskip("pydantic")
+    import torch_vs_kernelbench as tvk
+    from tvk_kernelbench import KernelBenchHarness
+
+    monkeypatch.setattr(KernelBenchHarness, "evaluate", lambda *a: {"verdict": "harness_error", "message": "no GPU", "seconds": 1.0})
+    monkeypatch.setattr(KernelBenchHarness, "task_baselines", lambda *a: {"baselines": {}, "seconds": 1.0})
+    cands = load_candidates()
+    args = _args(tmp_path)
+    state = tvk.new_state(args)
+    tvk.run_kernelbench(state, cands, tvk.Clock(1e6), args, "GPU-0", tmp_path)
+    part = state["kernelbench"]
+    assert part["rows"] == {}
+    assert "twice in a row" in part["error"] and "no GPU" in part["error"]
+    assert tvk.compare_run(state, cands)["pending"]["kernelbench"] == [c.key for c in cands]
+
+
+def test_kernelbench_loop_respects_the_deadline(tmp_path, monkeypatch):
+    pytest.importorskip("pydantic")
+    import torch_vs_kernelbench as tvk
+    from tvk_kernelbench import KernelBenchHarness
+
+    monkeypatch.setattr(KernelBenchHarness, "evaluate", lambda *a: {"verdict": "correct", "seconds": 1.0})
+    monkeypatch.setattr(KernelBenchHarness, "task_baselines", lambda *a: {"baselines": {}, "seconds": 1.0})
+    args = _args(tmp_path)
+    state = tvk.new_state(args)
+    tvk.run_kernelbench(state, load_candidates(), tvk.Clock(60.0), args, "GPU-0", tmp_path)
+    assert state["kernelbench"]["rows"] == {}  # 45 s a candidate (first guess), twice with baselines: over 60 s
+    assert "deadline" in state["kernelbench"]["error"]
+
+
+def test_kernelbench_loop_reports_an_unusable_checkout(tmp_path):
+    import torch_vs_kernelbench as tvk
+
+    args = _args(tmp_path, kernelbench=tmp_path / "nothing")
+    state = tvk.new_state(args)
+    tvk.run_kernelbench(state, load_candidates(), tvk.Clock(1e6), args, "GPU-0", tmp_path)
+    assert "not a KernelBench checkout" in state["kernelbench"]["error"]
+
+
+def test_regrapht_loop_batches_per_task_and_records_why_it_stopped(tmp_path, monkeypatch):
+    import torch_vs_kernelbench as tvk
+
+    batches = []
+
+    class FakeHarness:
+        def __init__(self, target, cache_dir=None):
+            self.notes = []
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        def evaluate_task(self, task_dir, candidates):
+            batches.append((task_dir.name, [k for k, _ in candidates]))
+            if task_dir.name == "matmul":
+                raise RegraphtUnavailable("torch kind missing")
+            return {k: {"verdict": "correct", "seconds": 1.0} for k, _ in candidates}, float(len(candidates))
+
+    monkeypatch.setattr(tvk, "RegraphtHarness", FakeHarness)
+    cands = load_candidates()
+    args = _args(tmp_path)
+    state = tvk.new_state(args)
+    tvk.run_regrapht(state, cands, tvk.Clock(1e6), args, "GPU-0")
+    assert [b[0] for b in batches] == ["relu", "softmax", "matmul"]
+    assert batches[0][1] == [c.key for c in cands if c.task == "relu"]
+    part = state["regrapht"]
+    assert part["error"] == "torch kind missing"
+    assert set(part["rows"]) == {c.key for c in cands if c.task in ("relu", "softmax")}
+    assert part["gpu_seconds"] > 0 and part["devices"] == ["GPU-0"]
