@@ -129,9 +129,10 @@ def run_regrapht(state: dict, cands: list[Candidate], clock: Clock, args: argpar
             except RegraphtUnavailable as exc:
                 part["error"] = str(exc)
                 break
-            except Exception as exc:  # the evaluator itself failed: no verdicts for this task
-                part["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}"
-                break
+            except Exception as exc:  # the evaluator failed on this task: no verdicts for it, try the next
+                part.setdefault("task_errors", {})[task] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}"
+                print(f"regrapht {task}: {type(exc).__name__}: {exc}", flush=True)
+                continue
             part["rows"].update(rows)
             if device not in part["devices"]:
                 part["devices"].append(device)
@@ -174,7 +175,7 @@ def run_kernelbench(state: dict, cands: list[Candidate], clock: Clock, args: arg
             rows.append((c.key, harness.evaluate(c.key, c.task_dir / "reference.py", c.path, c.backend)))
         part["gpu_seconds"] += sum(r["seconds"] for _, r in rows)
         label, row = rows[-1]
-        if row.get("verdict") == "harness_error":
+        if row.get("verdict") == "harness_error" and not row.get("kernelbench_retry"):
             # KernelBench itself failed (not the candidate): no verdict; the candidate stays pending
             # for --resume, and two such failures in a row end this harness's part of the run.
             part.setdefault("harness_errors", {})[label] = row

@@ -171,8 +171,12 @@ def _eval_one(args: argparse.Namespace) -> dict:
         key = "cuda_error" if "CUDA error" in str(exc) else "other_error"
         result = kb_eval.KernelExecResult(compiled=False, correctness=False, metadata={key: str(exc)})
     out["stages"]["eval_kernel_against_ref"] = time.perf_counter() - start
-    if result is None:  # KernelBench's "lock file error, please retry"
-        out.update(verdict="harness_error", message="eval_kernel_against_ref returned None (lock-file error)")
+    if result is None:
+        # KernelBench's "lock file error, please retry": it returns None for any build failure whose
+        # message contains "lock" or "No such file or directory". Its verdict, not a crash of this
+        # script: kept (not retried), but no evaluation either.
+        out.update(verdict="harness_error", kernelbench_retry=True,
+                   message="eval_kernel_against_ref returned None (KernelBench's lock-file case: 'please retry')")
         return out
     verdict, message = kb_verdict(result.compiled, result.correctness, result.metadata)
     out.update(
