@@ -30,6 +30,7 @@ import importlib.util
 import inspect
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -104,10 +105,13 @@ def import_kernelbench(path: Path) -> tuple[dict[str, types.ModuleType], list[st
     return mods, stubbed
 
 
-def gpu_arch() -> str:
-    import torch
+def gpu_arch(capability: tuple[int, int] | None = None) -> str:
+    """KernelBench's architecture name for a compute capability (default: this process's GPU's)."""
+    if capability is None:
+        import torch
 
-    major, minor = torch.cuda.get_device_capability()
+        capability = torch.cuda.get_device_capability()
+    major, minor = capability
     arch = ARCH_BY_CAPABILITY.get(major, {}).get(minor)
     if arch is None:
         raise KernelBenchUnavailable(f"no KernelBench gpu_arch name for compute capability {major}.{minor}")
@@ -214,6 +218,17 @@ def _baselines(timing: types.ModuleType, ref_src: str, device: object) -> dict:
     return res
 
 
+def _build_one(args: argparse.Namespace) -> dict:
+    """(child) KernelBench's CPU-side compile-and-cache of one candidate (compile.py's
+    compile_single_sample, which its batch script runs with build_cache=True)."""
+    mods, stubbed = import_kernelbench(args.kernelbench)
+    mods["utils"].set_gpu_arch([args.gpu_arch])
+    built, _, error = mods["eval"].build_compile_cache(
+        custom_model_src=Path(args.candidate).read_text(), verbose=False, build_dir=args.build_dir
+    )
+    return {"built": bool(built), "error": str(error or "")[:600], "stubbed_modules": stubbed}
+
+
 def _baselines_one(args: argparse.Namespace) -> dict:
     import torch
 
@@ -303,6 +318,46 @@ class KernelBenchHarness:
         row["seconds"] = wall
         return row
 
+    def precompile(self, items: list[tuple[str, Path]], workers: int, arch: str) -> tuple[dict[str, dict], float]:
+        """KernelBench's optional CPU pre-build (its README: build_cache=True num_cpu_workers=N): every
+        CUDA candidate's extension built into the folder its evaluation will load it from, N at a
+        time, before the GPU is used. A failed build's folder is removed, as KernelBench does."""
+        start = time.perf_counter()
+        results: dict[str, dict] = {}
+        queue = list(items)
+        running: list[tuple[str, subprocess.Popen, float]] = []
+        while queue or running:
+            while queue and len(running) < workers:
+                key, cand = queue.pop(0)
+                label = key.replace("/", "__")
+                out_file = self.workdir / "results" / f"build__{label}.json"
+                out_file.parent.mkdir(parents=True, exist_ok=True)
+                (self.workdir / "logs").mkdir(parents=True, exist_ok=True)
+                cmd = [sys.executable, str(Path(__file__).resolve()), "build", "--kernelbench", str(self.path),
+                       "--candidate", str(cand), "--build-dir", str(self.workdir / "build" / label),
+                       "--gpu-arch", arch, "--out", str(out_file)]
+                with open(self.workdir / "logs" / f"build__{label}.log", "w") as log:
+                    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=self._env(), start_new_session=True)
+                running.append((key, proc, time.perf_counter()))
+            time.sleep(0.2)
+            for entry in list(running):
+                key, proc, began = entry
+                timed_out = time.perf_counter() - began > self.timeout_s
+                if proc.poll() is None and not timed_out:
+                    continue
+                if timed_out and proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                running.remove(entry)
+                label = key.replace("/", "__")
+                out_file = self.workdir / "results" / f"build__{label}.json"
+                res = json.loads(out_file.read_text()) if out_file.is_file() else {"built": False, "error": "no result"}
+                res["seconds"] = time.perf_counter() - began
+                if not res.get("built"):
+                    shutil.rmtree(self.workdir / "build" / label, ignore_errors=True)
+                results[key] = res
+        return results, time.perf_counter() - start
+
     def task_baselines(self, task: str, reference: Path) -> dict:
         row, wall = self._child(["baselines", "--reference", str(reference)], f"baselines__{task}")
         row["seconds"] = wall
@@ -316,6 +371,12 @@ def main() -> int:
     chk.add_argument("--kernelbench", type=Path, default=Path(".kernelbench"))
     ev = sub.add_parser("eval", help="(child) judge one candidate; needs a GPU")
     bl = sub.add_parser("baselines", help="(child) eager and torch.compile times of one reference; needs a GPU")
+    bd = sub.add_parser("build", help="(child) KernelBench's CPU pre-build of one CUDA candidate")
+    bd.add_argument("--kernelbench", type=Path, required=True)
+    bd.add_argument("--candidate", type=Path, required=True)
+    bd.add_argument("--build-dir", required=True)
+    bd.add_argument("--gpu-arch", required=True)
+    bd.add_argument("--out", type=Path, required=True)
     for p in (ev, bl):
         p.add_argument("--kernelbench", type=Path, required=True)
         p.add_argument("--reference", type=Path, required=True)
@@ -329,7 +390,7 @@ def main() -> int:
         if args.command == "check":
             print(json.dumps(check(args.kernelbench), indent=1))
             return 0
-        result = _eval_one(args) if args.command == "eval" else _baselines_one(args)
+        result = {"eval": _eval_one, "baselines": _baselines_one, "build": _build_one}[args.command](args)
     except KernelBenchUnavailable as exc:
         if args.command == "check":
             print(f"error: {exc}", file=sys.stderr)

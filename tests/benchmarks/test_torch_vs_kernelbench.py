@@ -156,7 +156,7 @@ def test_compare_lists_every_differing_verdict_and_the_ratio():
     assert report["throughput"]["kernelbench"]["evaluations"] == 29
     assert report["throughput"]["ratio"] == pytest.approx(30.0 / (60 * 29 / 870.0))
     text = markdown(report)
-    assert "**15.0x**" in text
+    assert "per GPU-minute: **15.0x**" in text
     assert "`relu/cheat_inplace_alias`: regrapht integrity_violation, KernelBench correct" in text
     assert "did not all use the same GPU" not in text
 
@@ -218,7 +218,13 @@ def _fake_kernelbench(root: Path) -> Path:
     params = ", ".join(f"{p}=None" for p in (
         "original_model_src", "custom_model_src", "measure_performance", "timing_method", "verbose",
         "num_correct_trials", "num_perf_trials", "build_dir", "device", "backend", "precision"))
-    (pkg / "eval.py").write_text(f"import pydantic\ndef eval_kernel_against_ref({params}):\n    return None\n")
+    (pkg / "eval.py").write_text(
+        f"import os\nimport pydantic\ndef eval_kernel_against_ref({params}):\n    return None\n"
+        "def build_compile_cache(custom_model_src, verbose=False, build_dir=None):\n"
+        "    os.makedirs(build_dir, exist_ok=True)\n"
+        "    open(os.path.join(build_dir, 'built'), 'w').close()\n"
+        "    bad = 'const float v = x[i]\\n' in custom_model_src\n"
+        "    return (not bad, '', 'nvcc failed' if bad else None)\n")
     (pkg / "timing.py").write_text("")
     (pkg / "kernel_static_checker.py").write_text(
         "def validate_kernel_static(code, backend='cuda', precision='fp32'):\n"
@@ -270,7 +276,7 @@ def test_comparison_refuses_to_run_without_a_gpu():
 
 
 def _args(tmp_path: Path, **over) -> argparse.Namespace:
-    base = dict(kernelbench=_fake_kernelbench(tmp_path / "kb"), kb_timeout=60.0, kb_baselines="per-task",
+    base = dict(kernelbench=_fake_kernelbench(tmp_path / "kb"), kb_timeout=60.0, kb_baselines="per-task", kb_build_cache=0,
                 target="cuda", deadline_s=1e6, out=tmp_path / "out", harness="both", order=["regrapht", "kernelbench"])
     base.update(over)
     return argparse.Namespace(**base)
@@ -385,3 +391,31 @@ def test_regrapht_loop_batches_per_task_and_records_why_it_stopped(tmp_path, mon
     assert "reference broke" in part["task_errors"]["softmax"]  # one task's failure does not stop the others
     assert set(part["rows"]) == {c.key for c in cands if c.task == "relu"}
     assert part["gpu_seconds"] > 0 and part["devices"] == ["GPU-0"]
+
+
+def test_kernelbench_prebuild_runs_its_build_per_candidate_and_drops_failed_builds(tmp_path):
+    pytest.importorskip("pydantic")
+    from tvk_kernelbench import KernelBenchHarness
+
+    cands = {c.key: c for c in load_candidates()}
+    keys = ["relu/cuda_vec4", "relu/cuda_syntax_error", "softmax/cuda_block"]
+    harness = KernelBenchHarness(_fake_kernelbench(tmp_path / "kb"), tmp_path / "work", timeout_s=120)
+    results, wall = harness.precompile([(k, cands[k].path) for k in keys], workers=2, arch="Hopper")
+    assert {k: r["built"] for k, r in results.items()} == {
+        "relu/cuda_vec4": True, "relu/cuda_syntax_error": False, "softmax/cuda_block": True,
+    }
+    assert results["relu/cuda_syntax_error"]["error"] == "nvcc failed"
+    assert (tmp_path / "work" / "build" / "relu__cuda_vec4" / "built").is_file()
+    assert not (tmp_path / "work" / "build" / "relu__cuda_syntax_error").exists()
+    assert wall > 0
+
+
+def test_a_cpu_prebuild_counts_in_the_wall_figure_only():
+    cands = load_candidates()[:2]
+    rows = _rows({c.key: "correct" for c in cands}, 1.0)
+    regrapht = HarnessRun("regrapht", rows, gpu_seconds=6.0)
+    kernelbench = HarnessRun("kernelbench", rows, gpu_seconds=12.0, offload_seconds=48.0)
+    t = compare(cands, regrapht, kernelbench)["throughput"]
+    assert t["ratio"] == pytest.approx(2.0)
+    assert t["wall_ratio"] == pytest.approx(10.0)
+    assert "per wall-minute (CPU pre-build included): 10.0x" in markdown(compare(cands, regrapht, kernelbench))
