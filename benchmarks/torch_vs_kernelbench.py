@@ -47,7 +47,6 @@ from tvk_common import (
     spread,
 )
 from tvk_kernelbench import KernelBenchHarness, KernelBenchUnavailable, gpu_arch, kernelbench_env
-from tvk_kernelbench import check as kernelbench_check
 from tvk_regrapht import RegraphtHarness, RegraphtUnavailable
 from tvk_tasks import check_task
 
@@ -146,19 +145,27 @@ def run_regrapht(state: dict, cands: list[Candidate], clock: Clock, args: argpar
         part["gpu_seconds"] += time.monotonic() - start
 
 
+def kernelbench_static_check(path: Path) -> dict:
+    """`tvk_kernelbench.py check` in a child, as every KernelBench step: importing KernelBench patches
+    torch (torch.rand_mix), which the regrapht side of this process must not see, and its packages
+    ($TVK_KB_SITE) are on the child's path only."""
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve().parent / "tvk_kernelbench.py"), "check", "--kernelbench", str(path)],
+        capture_output=True, text=True, env=kernelbench_env(),
+    )
+    if proc.returncode != 0:
+        raise KernelBenchUnavailable((proc.stderr or proc.stdout).strip()[-800:])
+    return json.loads(proc.stdout)
+
+
 def run_kernelbench(state: dict, cands: list[Candidate], clock: Clock, args: argparse.Namespace, device: str, work: Path) -> None:
     part = state["kernelbench"]
     if "static_check" not in part:
-        # In a child, as every KernelBench step: importing it patches torch (torch.rand_mix), which the
-        # regrapht side of this process must not see.
-        proc = subprocess.run(
-            [sys.executable, str(Path(__file__).resolve().parent / "tvk_kernelbench.py"), "check", "--kernelbench", str(args.kernelbench)],
-            capture_output=True, text=True, env=kernelbench_env(),
-        )
-        if proc.returncode != 0:
-            part["error"] = f"KernelBench unavailable: {(proc.stderr or proc.stdout).strip()[-800:]}"
+        try:
+            part["static_check"] = kernelbench_static_check(args.kernelbench)["static_check"]
+        except KernelBenchUnavailable as exc:
+            part["error"] = f"KernelBench unavailable: {exc}"
             return
-        part["static_check"] = json.loads(proc.stdout)["static_check"]
     harness = KernelBenchHarness(args.kernelbench, work / "kernelbench", args.kb_timeout, args.kb_baselines)
     worst = FIRST_GUESS_S["kernelbench"]
     failures = 0
@@ -365,7 +372,7 @@ def run_check(args: argparse.Namespace) -> int:
         problems += check_task(cands[0].task_dir.parent / task)
     summary: dict = {"candidates": len(cands), "tasks": len({c.task for c in cands}), "problems": problems}
     try:
-        kb = kernelbench_check(args.kernelbench)
+        kb = kernelbench_static_check(args.kernelbench)
         summary["kernelbench"] = {
             "stubbed_modules": kb["stubbed_modules"],
             "static_check_rejects": {k: v["errors"] for k, v in kb["static_check"].items() if not v["valid"]},

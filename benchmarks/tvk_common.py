@@ -219,7 +219,10 @@ def _stricter(regrapht: str, kernelbench: str) -> str:
 
 def _throughput(run: HarnessRun) -> dict:
     seconds = [r["seconds"] for r in run.rows.values() if isinstance(r.get("seconds"), (int, float))]
+    # regrapht's own account of the time its worker processes held the GPU, where its records give it.
+    workers = [r["regrapht_seconds"]["worker"] for r in run.rows.values() if "worker" in (r.get("regrapht_seconds") or {})]
     return {
+        "worker_seconds": round(sum(workers), 3) if workers else None,
         "evaluations": run.evaluations(),
         "gpu_seconds": round(run.gpu_seconds, 3),
         "offload_seconds": round(run.offload_seconds, 3),
@@ -261,6 +264,8 @@ def markdown(report: dict) -> str:
         f"Throughput ratio (regrapht / KernelBench), per GPU-minute: **{ratio:.1f}x**" if ratio else "Throughput ratio: n/a",
         f"per wall-minute (CPU pre-build included): {wall_ratio:.1f}x" if wall_ratio and t["kernelbench"]["offload_seconds"] else "",
         ("" if t["same_device"] else "\n**Warning: the segments of this run did not all use the same GPU.**"),
+        (f"regrapht's worker processes held the GPU for {t['regrapht']['worker_seconds']:.1f} s of its {t['regrapht']['gpu_seconds']:.1f} s."
+         if t["regrapht"]["worker_seconds"] is not None else ""),
         f"regrapht's verdict as expected: {report['regrapht_as_expected']}/{report['candidates']}; "
         f"KernelBench's verdict right: {report['kernelbench_right']}/{report['candidates']}.",
         "",
