@@ -114,6 +114,7 @@ def fresh_caches(root: Path, harness: str) -> None:
 
 def run_regrapht(state: dict, cands: list[Candidate], clock: Clock, args: argparse.Namespace, device: str) -> None:
     part = state["regrapht"]
+    part["error"] = ""  # an earlier segment's reason for stopping no longer holds
     pending = [c for c in cands if c.key not in part["rows"]]
     by_task: dict[str, list[Candidate]] = {}
     for c in pending:
@@ -160,6 +161,7 @@ def kernelbench_static_check(path: Path) -> dict:
 
 def run_kernelbench(state: dict, cands: list[Candidate], clock: Clock, args: argparse.Namespace, device: str, work: Path) -> None:
     part = state["kernelbench"]
+    part["error"] = ""  # an earlier segment's reason for stopping no longer holds
     if "static_check" not in part:
         try:
             part["static_check"] = kernelbench_static_check(args.kernelbench)["static_check"]
@@ -167,16 +169,18 @@ def run_kernelbench(state: dict, cands: list[Candidate], clock: Clock, args: arg
             part["error"] = f"KernelBench unavailable: {exc}"
             return
     harness = KernelBenchHarness(args.kernelbench, work / "kernelbench", args.kb_timeout, args.kb_baselines)
-    worst = FIRST_GUESS_S["kernelbench"]
     failures = 0
     if args.kb_build_cache:
         _kb_precompile(part, cands, harness, args.kb_build_cache)
-        worst = FIRST_GUESS_S["kernelbench"] / 3  # the build is done: a candidate only loads it
+    # The next evaluation is assumed to take as long as the slowest of the last three (a timed-out
+    # one aside): long enough to stop in time, not so long that one hang ends the run.
+    recent: list[float] = []
     for c in cands:
         if c.key in part["rows"]:
             continue
         need_baseline = args.kb_baselines == "per-task" and c.task not in part["baselines"]
-        if not clock.allows(worst * (2 if need_baseline else 1)):
+        expect = max(recent[-3:]) if recent else FIRST_GUESS_S["kernelbench"] / (3 if args.kb_build_cache else 1)
+        if not clock.allows(expect * (2 if need_baseline else 1)):
             part["error"] = part["error"] or "deadline: the remaining candidates are left for --resume"
             break
         rows = []
@@ -203,7 +207,8 @@ def run_kernelbench(state: dict, cands: list[Candidate], clock: Clock, args: arg
         part["rows"][c.key] = row
         if device not in part["devices"]:
             part["devices"].append(device)
-        worst = max(worst, row["seconds"])
+        if row["verdict"] != "timeout":
+            recent.append(row["seconds"])
         print(f"kernelbench {c.key}: {row['verdict']} in {row['seconds']:.1f} s {row.get('message', '')[:100]}", flush=True)
 
 
