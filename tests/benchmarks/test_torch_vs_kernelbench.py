@@ -1,0 +1,421 @@
+"""The regrapht-vs-KernelBench benchmark (benchmarks/torch_vs_kernelbench.py): its candidate set,
+tasks, verdict comparison and report, and KernelBench's side as far as it runs without a GPU."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import tvk_common  # noqa: E402
+from tvk_common import (  # noqa: E402
+    CandidateSetError,
+    HarnessRun,
+    check_candidate_source,
+    compare,
+    load_candidates,
+    markdown,
+    spread,
+)
+from tvk_kernelbench import kb_verdict  # noqa: E402
+from tvk_regrapht import RegraphtUnavailable, _load_task, eager_speedup, row_from_evaluation  # noqa: E402
+from tvk_tasks import check_task  # noqa: E402
+
+torch = pytest.importorskip("torch")
+
+
+def test_candidate_set_spans_tasks_backends_and_verdicts():
+    cands = load_candidates()
+    assert len(cands) == 30
+    assert 6 <= len({c.task for c in cands}) <= 8
+    assert {c.backend for c in cands} == {"cuda", "triton"}
+    by_class = {k: sum(c.klass == k for c in cands) for k in ("correct", "wrong", "compile", "runtime", "cheat")}
+    assert all(by_class.values()), by_class
+    # Every honest candidate is expected correct, every other one not.
+    assert all((c.verdict == "correct") == (c.klass == "correct") for c in cands)
+    # Both backends among the honest ones.
+    assert {c.backend for c in cands if c.klass == "correct"} == {"cuda", "triton"}
+
+
+def test_candidate_sources_define_modelnew_with_their_backend():
+    problems = [p for c in load_candidates() for p in check_candidate_source(c)]
+    assert problems == []
+
+
+def test_candidate_source_check_names_what_is_missing(tmp_path, monkeypatch):
+    cand = load_candidates()[0]
+    fake = tmp_path / f"{cand.task}"
+    fake.mkdir()
+    (fake / (cand.key.split("/")[1] + ".py")).write_text("import torch\nclass Model:\n    x = 1\n")
+    monkeypatch.setattr(tvk_common, "CANDIDATES_DIR", tmp_path)
+    problems = check_candidate_source(cand)
+    assert any("no top-level class ModelNew" in p for p in problems)
+    assert any("load_inline" in p or "@triton.jit" in p for p in problems)
+
+
+@pytest.mark.parametrize("task", sorted(p.name for p in (BENCH / "torch_tasks").iterdir()))
+def test_task_folder_is_sound_and_its_reference_runs(task):
+    folder = BENCH / "torch_tasks" / task
+    assert check_task(folder) == []
+    tomllib = pytest.importorskip("tomllib")
+    meta = tomllib.loads((folder / "task.toml").read_text())
+    spec = importlib.util.spec_from_file_location(f"tvk_ref_{task}", folder / "reference.py")
+    ref = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ref)
+    for sizes in meta["sizes"]["test"]:
+        for name, value in sizes.items():
+            setattr(ref, name, value)
+        torch.manual_seed(0)
+        model = ref.Model(*ref.get_init_inputs())
+        out = model(*ref.get_inputs())
+        assert torch.isfinite(out).all()
+
+
+def test_task_check_names_each_problem(tmp_path):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "reference.py").write_text(textwrap.dedent("""
+        import numpy
+        import torch
+        n = 8
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return x
+        def get_inputs():
+            return [torch.randn(n)]
+    """))
+    (folder / "task.toml").write_text(textwrap.dedent("""
+        kind = "torch"
+        title = "t"
+        description = "d"
+        category = "magic"
+        difficulty = "easy"
+        split = "train"
+        level = 1
+        dtype = "float32"
+        [sizes]
+        test = [{ n = 3 }, { m = 2 }]
+        bench = { n = 16 }
+        [tolerance]
+        rtol = 1e-5
+        atol = 1e-5
+    """))
+    problems = "\n".join(check_task(folder))
+    assert "category = 'magic'" in problems
+    assert "no top-level get_init_inputs" in problems
+    assert "imports numpy" in problems
+    assert "names ['m']" in problems
+    assert "differ from reference.py's constants" in problems
+
+
+def test_expected_toml_errors_name_the_field(tmp_path):
+    bad = tmp_path / "expected.toml"
+    bad.write_text('[candidates."relu/cuda_vec4"]\nbackend = "cuda"\nclass = "correct"\nverdict = "fine"\n'
+                   'why = "w"\nkernelbench = "correct"\nkernelbench_why = "k"\n')
+    with pytest.raises(CandidateSetError, match=r"verdict = 'fine'"):
+        load_candidates(bad)
+    bad.write_text('[candidates."relu/cuda_vec4"]\nbackend = "cuda"\n')
+    with pytest.raises(CandidateSetError, match="missing class, verdict"):
+        load_candidates(bad)
+    bad.write_text('[candidates."relu/cuda_vec4"]\nbackend = "cuda"\nclass = "correct"\nverdict = "correct"\n'
+                   'why = "w"\nkernelbench = "correct"\nkernelbench_why = "k"\n')
+    with pytest.raises(CandidateSetError, match="no expected verdict: .*relu/triton"):
+        load_candidates(bad)
+
+
+def _rows(verdicts: dict[str, str], seconds: float) -> dict[str, dict]:
+    return {k: {"verdict": v, "seconds": seconds, "message": f"{v} message"} for k, v in verdicts.items()}
+
+
+def test_compare_lists_every_differing_verdict_and_the_ratio():
+    cands = load_candidates()
+    expected = {c.key: c.verdict for c in cands}
+    kb = {c.key: c.kernelbench for c in cands}
+    kb["relu/cuda_vec4"] = "harness_error"  # KernelBench's own failure: no verdict, not counted
+    regrapht = HarnessRun("regrapht", _rows(expected, 2.0), gpu_seconds=60.0, devices=["H100"])
+    kernelbench = HarnessRun("kernelbench", _rows(kb, 30.0), gpu_seconds=870.0, devices=["H100"])
+    report = compare(cands, regrapht, kernelbench)
+    differing = {d["candidate"]: d for d in report["differing"]}
+    assert set(differing) == {c.key for c in cands if c.verdict != c.kernelbench} | {"relu/cuda_vec4"}
+    assert differing["relu/cheat_inplace_alias"]["stricter"] == "kernelbench passes it"
+    assert differing["conv2d_relu/cuda_direct"]["stricter"] == "regrapht passes it"
+    assert differing["layernorm/cuda_float64_out"]["stricter"].startswith("same")
+    assert "relu/cheat_inplace_alias" in report["passed_by_kernelbench_only"]
+    assert report["regrapht_as_expected"] == 30
+    assert report["throughput"]["regrapht"]["evaluations_per_gpu_minute"] == pytest.approx(30.0)
+    assert report["throughput"]["kernelbench"]["evaluations"] == 29
+    assert report["throughput"]["ratio"] == pytest.approx(30.0 / (60 * 29 / 870.0))
+    text = markdown(report)
+    assert "per GPU-minute: **15.0x**" in text
+    assert "`relu/cheat_inplace_alias`: regrapht integrity_violation, KernelBench correct" in text
+    assert "did not all use the same GPU" not in text
+
+
+def test_compare_flags_a_run_split_over_two_gpus():
+    cands = load_candidates()[:2]
+    a = HarnessRun("regrapht", _rows({c.key: "correct" for c in cands}, 1.0), 2.0, ["H100 a"])
+    b = HarnessRun("kernelbench", _rows({c.key: "correct" for c in cands}, 1.0), 2.0, ["H100 a", "H200 b"])
+    report = compare(cands, a, b)
+    assert report["throughput"]["same_device"] is False
+    assert "did not all use the same GPU" in markdown(report)
+
+
+def test_spread_is_max_over_min_minus_one():
+    assert spread([1.0, 1.01, 1.005]) == pytest.approx(0.01)
+    assert spread([2.0]) is None
+    assert spread([1.0, float("nan"), 0.0, 1.02]) == pytest.approx(0.02)
+
+
+def test_kernelbench_outcomes_map_to_verdicts():
+    assert kb_verdict(False, False, {"compilation_error": "nvcc"})[0] == "compile_error"
+    assert kb_verdict(True, False, {"runtime_error": "boom"}) == ("runtime_error", "boom")
+    assert kb_verdict(True, False, {"correctness_issue": "Output mismatch"})[0] == "wrong_answer"
+    assert kb_verdict(True, True, {"excessive_speedup": True}) == ("correct", "excessive speedup warning")
+
+
+def test_regrapht_rows_find_the_eager_speedup():
+    ev = {
+        "status": "correct",
+        "message": "",
+        "speedups": {"compile_default": {"value": 0.8}, "eager_cuda_graph": {"value": 1.1}, "torch_eager": {"value": 1.3}},
+        "timings": {"candidate": {"median_s": 2e-4}},
+    }
+    row = row_from_evaluation(ev)
+    assert (row["eager_key"], row["speedup_vs_eager"]) == ("torch_eager", 1.3)
+    assert row["candidate_median_ms"] == pytest.approx(0.2)
+    assert eager_speedup({"eager_graph": {"value": 2.0}}) is None
+    assert eager_speedup({"pytorch_eager_default": {"value": 2.0}}) == ("pytorch_eager_default", 2.0)
+
+
+def test_regrapht_side_loads_a_torch_task_or_says_why_not():
+    folder = BENCH / "torch_tasks" / "relu"
+    try:
+        task = _load_task(folder)
+    except RegraphtUnavailable as exc:
+        assert str(folder) in str(exc)
+    else:
+        assert getattr(task, "kind", None) == "torch" or "torch" in type(task).__name__.lower()
+
+
+def _fake_kernelbench(root: Path) -> Path:
+    """A stand-in checkout with KernelBench's layout and imports, so the import path and the static
+    check can be exercised without KernelBench's code in this repository."""
+    pkg = root / "src" / "kernelbench"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from . import utils\n")
+    (pkg / "utils.py").write_text("from dotenv import load_dotenv\nload_dotenv()\nfrom openai import OpenAI\nfrom litellm import completion\n"
+                                  "def set_gpu_arch(archs):\n    return None\n")
+    params = ", ".join(f"{p}=None" for p in (
+        "original_model_src", "custom_model_src", "measure_performance", "timing_method", "verbose",
+        "num_correct_trials", "num_perf_trials", "build_dir", "device", "backend", "precision"))
+    (pkg / "eval.py").write_text(
+        f"import os\nimport pydantic\ndef eval_kernel_against_ref({params}):\n    return None\n"
+        "def build_compile_cache(custom_model_src, verbose=False, build_dir=None):\n"
+        "    os.makedirs(build_dir, exist_ok=True)\n"
+        "    open(os.path.join(build_dir, 'built'), 'w').close()\n"
+        "    bad = 'const float v = x[i]\\n' in custom_model_src\n"
+        "    return (not bad, '', 'nvcc failed' if bad else None)\n")
+    (pkg / "timing.py").write_text("")
+    (pkg / "kernel_static_checker.py").write_text(
+        "def validate_kernel_static(code, backend='cuda', precision='fp32'):\n"
+        "    bad = 'A @ B' in code\n"
+        "    return (not bad, ['uses @'] if bad else [], [])\n")
+    return root
+
+
+def _run_check(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(BENCH / "tvk_kernelbench.py"), "check", "--kernelbench", str(path)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_kernelbench_check_imports_with_stand_ins_and_runs_the_static_checker(tmp_path):
+    pytest.importorskip("pydantic")
+    proc = _run_check(_fake_kernelbench(tmp_path / "kb"))
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert {"openai", "litellm"} <= set(out["stubbed_modules"])
+    assert len(out["static_check"]) == 30
+    assert out["static_check"]["matmul/cheat_torch_op"]["errors"] == ["uses @"]
+
+
+def test_kernelbench_check_refuses_a_folder_that_is_no_checkout(tmp_path):
+    proc = _run_check(tmp_path)
+    assert proc.returncode == 2
+    assert "not a KernelBench checkout" in proc.stderr
+
+
+@pytest.mark.skipif(not (ROOT / ".kernelbench" / "src" / "kernelbench" / "eval.py").is_file(),
+                    reason="no KernelBench checkout in .kernelbench/ (it is never committed)")
+def test_real_kernelbench_checkout_imports_and_passes_every_candidate_statically():
+    pytest.importorskip("pydantic")
+    proc = _run_check(ROOT / ".kernelbench")
+    assert proc.returncode == 0, proc.stderr
+    static = json.loads(proc.stdout)["static_check"]
+    assert all(v["valid"] for v in static.values()), {k: v for k, v in static.items() if not v["valid"]}
+
+
+def test_comparison_refuses_to_run_without_a_gpu():
+    from conftest import GPU_PRESENT
+
+    if GPU_PRESENT:
+        pytest.skip("a GPU is present")
+    proc = subprocess.run([sys.executable, str(BENCH / "torch_vs_kernelbench.py"), "--only", "relu/triton"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 2
+    assert "no GPU" in proc.stderr
+
+
+def _args(tmp_path: Path, **over) -> argparse.Namespace:
+    base = dict(kernelbench=_fake_kernelbench(tmp_path / "kb"), kb_timeout=60.0, kb_baselines="per-task", kb_build_cache=0,
+                target="cuda", deadline_s=1e6, out=tmp_path / "out", harness="both", order=["regrapht", "kernelbench"])
+    base.update(over)
+    return argparse.Namespace(**base)
+
+
+def test_kernelbench_loop_measures_baselines_once_per_task_and_computes_speedups(tmp_path, monkeypatch):
+    pytest.importorskip("pydantic")
+    import torch_vs_kernelbench as tvk
+    from tvk_kernelbench import KernelBenchHarness
+
+    calls = []
+
+    def fake_eval(self, key, reference, candidate, backend):
+        calls.append(key)
+        return {"verdict": "correct", "message": "", "runtime_ms": 0.5, "seconds": 10.0}
+
+    def fake_base(self, task, reference):
+        calls.append(f"baselines {task}")
+        return {"baselines": {"eager": 1.0, "compile": 0.25}, "seconds": 5.0}
+
+    monkeypatch.setattr(KernelBenchHarness, "evaluate", fake_eval)
+    monkeypatch.setattr(KernelBenchHarness, "task_baselines", fake_base)
+    cands = [c for c in load_candidates() if c.task in ("relu", "softmax")]
+    args = _args(tmp_path)
+    state = tvk.new_state(args)
+    tvk.run_kernelbench(state, cands, tvk.Clock(1e6), args, "GPU-0", tmp_path)
+    part = state["kernelbench"]
+    assert calls.count("baselines relu") == 1 and calls.count("baselines softmax") == 1
+    assert set(part["rows"]) == {c.key for c in cands}
+    assert part["rows"]["relu/triton"]["speedup_vs_eager"] == pytest.approx(2.0)
+    assert part["rows"]["relu/triton"]["speedup_vs_compile"] == pytest.approx(0.5)
+    assert part["gpu_seconds"] == pytest.approx(10.0 * len(cands) + 5.0 * 2)
+    assert len(part["static_check"]) == 30
+    # A resumed run skips what is done.
+    calls.clear()
+    tvk.run_kernelbench(state, cands, tvk.Clock(1e6), args, "GPU-0", tmp_path)
+    assert calls == []
+
+
+def test_kernelbench_loop_stops_after_two_harness_errors_and_keeps_them_pending(tmp_path, monkeypatch):
+    pytest.importorskip("pydantic")
+    import torch_vs_kernelbench as tvk
+    from tvk_kernelbench import KernelBenchHarness
+
+    monkeypatch.setattr(KernelBenchHarness, "evaluate", lambda *a: {"verdict": "harness_error", "message": "no GPU", "seconds": 1.0})
+    monkeypatch.setattr(KernelBenchHarness, "task_baselines", lambda *a: {"baselines": {}, "seconds": 1.0})
+    cands = load_candidates()
+    args = _args(tmp_path)
+    state = tvk.new_state(args)
+    tvk.run_kernelbench(state, cands, tvk.Clock(1e6), args, "GPU-0", tmp_path)
+    part = state["kernelbench"]
+    assert part["rows"] == {}
+    assert "twice in a row" in part["error"] and "no GPU" in part["error"]
+    assert tvk.compare_run(state, cands)["pending"]["kernelbench"] == [c.key for c in cands]
+
+
+def test_kernelbench_loop_respects_the_deadline(tmp_path, monkeypatch):
+    pytest.importorskip("pydantic")
+    import torch_vs_kernelbench as tvk
+    from tvk_kernelbench import KernelBenchHarness
+
+    monkeypatch.setattr(KernelBenchHarness, "evaluate", lambda *a: {"verdict": "correct", "seconds": 1.0})
+    monkeypatch.setattr(KernelBenchHarness, "task_baselines", lambda *a: {"baselines": {}, "seconds": 1.0})
+    args = _args(tmp_path)
+    state = tvk.new_state(args)
+    tvk.run_kernelbench(state, load_candidates(), tvk.Clock(60.0), args, "GPU-0", tmp_path)
+    assert state["kernelbench"]["rows"] == {}  # 45 s a candidate (first guess), twice with baselines: over 60 s
+    assert "deadline" in state["kernelbench"]["error"]
+
+
+def test_kernelbench_loop_reports_an_unusable_checkout(tmp_path):
+    import torch_vs_kernelbench as tvk
+
+    args = _args(tmp_path, kernelbench=tmp_path / "nothing")
+    state = tvk.new_state(args)
+    tvk.run_kernelbench(state, load_candidates(), tvk.Clock(1e6), args, "GPU-0", tmp_path)
+    assert "not a KernelBench checkout" in state["kernelbench"]["error"]
+
+
+def test_regrapht_loop_batches_per_task_and_records_why_it_stopped(tmp_path, monkeypatch):
+    import torch_vs_kernelbench as tvk
+
+    batches = []
+
+    class FakeHarness:
+        def __init__(self, target, cache_dir=None):
+            self.notes = []
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        def evaluate_task(self, task_dir, candidates):
+            batches.append((task_dir.name, [k for k, _ in candidates]))
+            if task_dir.name == "softmax":
+                raise ValueError("reference broke")
+            if task_dir.name == "matmul":
+                raise RegraphtUnavailable("torch kind missing")
+            return {k: {"verdict": "correct", "seconds": 1.0} for k, _ in candidates}, float(len(candidates))
+
+    monkeypatch.setattr(tvk, "RegraphtHarness", FakeHarness)
+    cands = load_candidates()
+    args = _args(tmp_path)
+    state = tvk.new_state(args)
+    tvk.run_regrapht(state, cands, tvk.Clock(1e6), args, "GPU-0")
+    assert [b[0] for b in batches] == ["relu", "softmax", "matmul"]
+    assert batches[0][1] == [c.key for c in cands if c.task == "relu"]
+    part = state["regrapht"]
+    assert part["error"] == "torch kind missing"
+    assert "reference broke" in part["task_errors"]["softmax"]  # one task's failure does not stop the others
+    assert set(part["rows"]) == {c.key for c in cands if c.task == "relu"}
+    assert part["gpu_seconds"] > 0 and part["devices"] == ["GPU-0"]
+
+
+def test_kernelbench_prebuild_runs_its_build_per_candidate_and_drops_failed_builds(tmp_path):
+    pytest.importorskip("pydantic")
+    from tvk_kernelbench import KernelBenchHarness
+
+    cands = {c.key: c for c in load_candidates()}
+    keys = ["relu/cuda_vec4", "relu/cuda_syntax_error", "softmax/cuda_block"]
+    harness = KernelBenchHarness(_fake_kernelbench(tmp_path / "kb"), tmp_path / "work", timeout_s=120)
+    results, wall = harness.precompile([(k, cands[k].path) for k in keys], workers=2, arch="Hopper")
+    assert {k: r["built"] for k, r in results.items()} == {
+        "relu/cuda_vec4": True, "relu/cuda_syntax_error": False, "softmax/cuda_block": True,
+    }
+    assert results["relu/cuda_syntax_error"]["error"] == "nvcc failed"
+    assert (tmp_path / "work" / "build" / "relu__cuda_vec4" / "built").is_file()
+    assert not (tmp_path / "work" / "build" / "relu__cuda_syntax_error").exists()
+    assert wall > 0
+
+
+def test_a_cpu_prebuild_counts_in_the_wall_figure_only():
+    cands = load_candidates()[:2]
+    rows = _rows({c.key: "correct" for c in cands}, 1.0)
+    regrapht = HarnessRun("regrapht", rows, gpu_seconds=6.0)
+    kernelbench = HarnessRun("kernelbench", rows, gpu_seconds=12.0, offload_seconds=48.0)
+    t = compare(cands, regrapht, kernelbench)["throughput"]
+    assert t["ratio"] == pytest.approx(2.0)
+    assert t["wall_ratio"] == pytest.approx(10.0)
+    assert "per wall-minute (CPU pre-build included): 10.0x" in markdown(compare(cands, regrapht, kernelbench))
