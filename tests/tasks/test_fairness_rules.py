@@ -44,7 +44,7 @@ def test_a_grid_that_cannot_fill_the_gpu_fails(tmp_path: Path) -> None:
     # column_stats' old naive.cu: one block of 64 threads for its 64 columns
     problems = fairness_problems(task, {"naive_launch": _launch(1, 64)})
     assert len(problems) == 1 and f"fill the GPU's {SMS} multiprocessors" in problems[0]
-    # a block per SM, but a warp each: the schedulers idle
+    # a block per SM, but one warp each: three of its four schedulers idle
     assert fairness_problems(task, {"naive_launch": _launch(SMS, 32)})
     # many threads in too few blocks leave multiprocessors without work
     assert fairness_problems(task, {"naive_launch": _launch(SMS - 1, 1024)})

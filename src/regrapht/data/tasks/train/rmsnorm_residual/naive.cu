@@ -17,5 +17,5 @@ __global__ void rmsnorm_residual_row_per_thread(int rows, int cols, float eps, c
 
 void rmsnorm_residual(int rows, int cols, float eps, const float* x, float* residual, const float* weight, float* y) {
     if (rows <= 0) return;
-    rmsnorm_residual_row_per_thread<<<(rows + 127) / 128, 128>>>(rows, cols, eps, x, residual, weight, y);
+    rmsnorm_residual_row_per_thread<<<(rows + 63) / 64, 64>>>(rows, cols, eps, x, residual, weight, y);
 }
