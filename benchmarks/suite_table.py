@@ -5,7 +5,8 @@ Usage: PYTHONPATH=src python benchmarks/suite_table.py [RESULTS.json ...]   (lat
 
 Every shipped task gets a row, with its split, tier and category as its files say now. Its GPU
 columns come from the latest result for it; a result taken on other files (its task_hash differs:
-the task changed since) is shown as stale, and a task without one as not checked.
+the task changed since) is shown as stale, and a task without one as not checked. The measured
+tier is regrapht/bench/tiers.py's, from solution.cu and, where a current result has it, best/naive.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from regrapht.bench.tiers import audit_tier
 from regrapht.tasks import load_suite
 
 ORDER = {"easy": 0, "medium": 1, "hard": 2}
 HEADER = (
     "| task | difficulty | category | GPU check | serial ms | naive ms | best ms | best/serial | best/naive "
-    "| naive % roofline | best % roofline | naive largest launch |"
+    "| naive % roofline | best % roofline | naive largest launch | measured tier |"
 )
 
 
@@ -47,6 +49,16 @@ def launch(measured: dict) -> str:
     return "–" if not seen else f"{seen['max_blocks']} blocks / {seen['sms']} SMs"
 
 
+def measured_tier(task, check: dict | None) -> str:
+    """The tier bench/tiers.py derives (test tasks), with best/naive only from a current result."""
+    if task.solution_path is None:
+        return "–"
+    current = check is not None and check.get("task_hash") == task.content_hash()
+    headroom = check["measured"].get("solution_speedup_over_naive") if current else None
+    audit = audit_tier(task.difficulty, task.solution_path.read_text(), task.naive_source(), headroom)
+    return audit.tier + ("" if audit.agrees else f" (declared {audit.declared_tier})")
+
+
 def row(task, check: dict | None) -> str:
     m = check["measured"] if check else {}
     return (
@@ -54,7 +66,8 @@ def row(task, check: dict | None) -> str:
         f"{fmt(m.get('serial_ms'), '.1f')} | {fmt(m.get('naive_ms'))} | {fmt(m.get('solution_ms'))} | "
         f"{fmt(m.get('solution_speedup_over_serial'), '.1f', 'x')} | "
         f"{fmt(m.get('solution_speedup_over_naive'), '.2f', 'x')} | "
-        f"{percent(m.get('naive_roofline'))} | {percent(m.get('solution_roofline'))} | {launch(m)} |"
+        f"{percent(m.get('naive_roofline'))} | {percent(m.get('solution_roofline'))} | {launch(m)} | "
+        f"{measured_tier(task, check)} |"
     )
 
 
