@@ -157,7 +157,7 @@ def test_device_comparison_matches_the_host_one(gpu_eval):
 def test_nondeterministic_honest_kernel_passes_timed_checks(gpu_eval):
     """Float atomics sum in a varying order: timed outputs differ from their set's first bit for bit,
     are judged in full against the expected values, and pass."""
-    task = load_task(EXAMPLES / "sum_of_squares")  # naive.cu: one double atomicAdd per element
+    task = load_task(EXAMPLES / "sum_of_squares")  # naive.cu: a double atomicAdd per thread, in any order
     ev = gpu_eval.evaluate(task, task.naive_source(), "cuda")
     assert ev.status == "correct", ev.message
 

@@ -162,7 +162,9 @@ def check_command(
 ) -> None:
     """Validate tasks: the serial reference compiles, runs deterministically, and its outputs depend on
     the inputs and the seed (not constant, not zero); naive.cu and solution.cu compile with nvcc; on a
-    GPU, both pass and the bench size is long enough to measure. A test task must not be a
+    GPU, both pass, the bench size is long enough to measure, and naive.cu is a fair baseline (not
+    slower than the serial reference, and its largest launch fills the GPU, unless task.toml's
+    waivers table says why). A test task must not be a
     near-duplicate of a train task (token similarity of serial.cpp and naive.cu, threshold in
     regrapht/data/leakage.toml). Exit status 1 if any task fails.
 

@@ -20,6 +20,9 @@ from regrapht.tasks import Task
 from regrapht.tasks.similarity import leakage_problem
 
 MIN_NAIVE_MS = 1.0  # a bench size whose naive kernel runs shorter measures launches, not the GPU
+# A launch can fill the GPU when every multiprocessor gets a block and at least two warps, so that
+# half of its four warp schedulers have work (docs/suite.md, Fair baselines).
+FILL_THREADS_PER_SM = 64
 # A best-known solution's distinct optimization steps set its task's tier (docs/suite.md).
 STEPS_BY_DIFFICULTY = {"easy": (1, 2), "medium": (3, 5), "hard": (6, None)}
 STEPS_PREFIX = "// steps:"
@@ -168,6 +171,7 @@ def _check_on_gpu(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
                     f"(aim for >= {MIN_NAIVE_MS:g} ms)"
                 )
             measured["gpu"] = naive.fingerprint.get("gpu")
+            _check_fairness(task, evaluator, result, bench)
     solution = _solution(task)
     if solution is not None:
         best = evaluator.evaluate(task, solution, "cuda")
@@ -183,6 +187,52 @@ def _check_on_gpu(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
                     best.speedups["naive"]["ci_high"],
                 ]
             measured["solution_roofline"] = best.roofline.get("fraction_of_floor")
+
+
+def fairness_problems(task: Task, measured: dict[str, Any]) -> list[str]:
+    """Why naive.cu is not a fair baseline, from what the GPU check measured: slower than the serial
+    reference, or a largest launch that cannot fill the GPU; a task's `[waivers]` may say why either
+    is right for it."""
+    problems = []
+    serial_ms, naive_ms = measured.get("serial_ms"), measured.get("naive_ms")
+    slow = serial_ms is not None and naive_ms is not None and naive_ms > serial_ms
+    if slow and not task.waiver("naive_slower_than_serial"):
+        problems.append(
+            f"naive.cu runs {naive_ms:.3f} ms at the bench size, slower than the serial reference "
+            f"({serial_ms:.1f} ms): a direct port should not lose to one CPU thread (or say why in "
+            "task.toml's [waivers] naive_slower_than_serial)"
+        )
+    launch = measured.get("naive_launch")
+    if launch is not None:
+        sms = launch["sms"]
+        if (launch["max_blocks"] < sms or launch["max_threads"] < FILL_THREADS_PER_SM * sms) and not task.waiver(
+            "naive_underfills_gpu"
+        ):
+            problems.append(
+                f"naive.cu's largest launch at the bench size has {launch['max_blocks']} blocks of "
+                f"{launch['max_threads']} threads in all, too few to fill the GPU's {sms} multiprocessors "
+                f"(a block and {FILL_THREADS_PER_SM} threads each): a direct port gives each output or "
+                "slice of work a thread (or say why not in task.toml's [waivers] naive_underfills_gpu)"
+            )
+    return problems
+
+
+def _check_fairness(task: Task, evaluator: Evaluator, result: TaskCheck, bench: Any) -> None:
+    """Measure naive.cu's launches at the bench size (the launch probe) and apply fairness_problems."""
+    from regrapht.eval.launch_probe import ProbeError, probe_launches
+
+    built = evaluator.compiler.compile(
+        task.naive_source() or "", "cuda", task.function, _params(task), [a.name for a in task.args]
+    )
+    try:
+        if not built.ok or built.library is None:
+            raise ProbeError("naive.cu did not build for the probe")
+        stats = probe_launches(task, built.library, bench.sets[0].dir, bench.sets[0].sizes)
+        result.measured["naive_launch"] = stats.to_dict()
+    except ProbeError as exc:  # the probe's own failure: no finding about the task either way
+        result.warnings.append(f"launch probe: {exc}")
+    for problem in fairness_problems(task, result.measured):
+        result.fail(problem)
 
 
 def _screen_leakage(task: Task, train: list[Task], check: TaskCheck) -> None:

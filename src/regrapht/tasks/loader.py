@@ -44,7 +44,10 @@ _TOP_LEVEL = {
     "sizes",
     "generators",
     "roofline",
+    "waivers",
 }
+# Why a task's naive.cu may break a baseline-fairness rule of `tasks check` (docs/task-format.md).
+WAIVERS = ("naive_slower_than_serial", "naive_underfills_gpu")
 _ARG_KEYS = {"name", "role", "dtype", "length", "generator", "value", "tolerance", "perturb"}
 PERTURB = ("values", "none")
 
@@ -186,7 +189,19 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
         root=root.resolve(),
         description=str(data.get("description", "")),
         tags=tuple(data.get("tags", ())),
+        waivers=_waivers(data.get("waivers", {}), ctx),
     )
+
+
+def _waivers(raw: Any, ctx: _Ctx) -> tuple[tuple[str, str], ...]:
+    if not isinstance(raw, dict):
+        raise ctx.fail("waivers", f"expected a table, got {raw!r}")
+    for key, reason in raw.items():
+        if key not in WAIVERS:
+            raise ctx.fail(f"waivers.{key}", f"unknown waiver (known: {', '.join(WAIVERS)})")
+        if not isinstance(reason, str) or not reason.strip():
+            raise ctx.fail(f"waivers.{key}", "must say why, as a non-empty string")
+    return tuple(sorted((k, v.strip()) for k, v in raw.items()))
 
 
 def _arg(index: int, raw: Any, ctx: _Ctx) -> Arg:

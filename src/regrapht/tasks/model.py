@@ -127,6 +127,12 @@ class Task:
     root: Path
     description: str = ""
     tags: tuple[str, ...] = ()
+    # (rule, why) pairs: the baseline-fairness rules of `tasks check` this task's naive.cu may break
+    waivers: tuple[tuple[str, str], ...] = ()
+
+    def waiver(self, rule: str) -> str | None:
+        """Why this task's naive.cu may break `rule`, or None when it may not."""
+        return dict(self.waivers).get(rule)
 
     @property
     def serial_path(self) -> Path:

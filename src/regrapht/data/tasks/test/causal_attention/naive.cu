@@ -33,5 +33,5 @@ void causal_attention(int batch, int L, int D, const float* Q, const float* K, c
     long long rows = (long long)batch * L;
     if (rows <= 0 || D <= 0) return;
     float scale = 1.0f / sqrtf((float)D);
-    causal_attention_row_per_thread<<<(unsigned)((rows + 127) / 128), 128>>>(batch, L, D, scale, Q, K, V, O);
+    causal_attention_row_per_thread<<<(unsigned)((rows + 63) / 64), 64>>>(batch, L, D, scale, Q, K, V, O);
 }

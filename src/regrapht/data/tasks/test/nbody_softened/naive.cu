@@ -25,5 +25,5 @@ __global__ void nbody_kernel(int n, const float* bodies, float eps2, float* acce
 
 void nbody_softened(int n, const float* bodies, float eps2, float* accel, float* potential) {
     if (n <= 0) return;
-    nbody_kernel<<<(n + 255) / 256, 256>>>(n, bodies, eps2, accel, potential);
+    nbody_kernel<<<(n + 63) / 64, 64>>>(n, bodies, eps2, accel, potential);
 }

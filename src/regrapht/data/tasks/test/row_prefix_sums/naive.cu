@@ -13,5 +13,5 @@ __global__ void row_scan_kernel(int rows, int cols, const int* counts, int* cumu
 }
 
 void row_prefix_sums(int rows, int cols, const int* counts, int* cumulative, int* row_total) {
-    if (rows > 0) row_scan_kernel<<<(rows + 127) / 128, 128>>>(rows, cols, counts, cumulative, row_total);
+    if (rows > 0) row_scan_kernel<<<(rows + 63) / 64, 64>>>(rows, cols, counts, cumulative, row_total);
 }

@@ -25,5 +25,5 @@ __global__ void row_extrema_kernel(int rows, int cols, const float* data, float*
 
 void row_extrema(int rows, int cols, const float* data, float* row_min, float* row_max, int* arg_min,
                  int* arg_max) {
-    if (rows > 0) row_extrema_kernel<<<(rows + 127) / 128, 128>>>(rows, cols, data, row_min, row_max, arg_min, arg_max);
+    if (rows > 0) row_extrema_kernel<<<(rows + 63) / 64, 64>>>(rows, cols, data, row_min, row_max, arg_min, arg_max);
 }
