@@ -32,6 +32,7 @@ from regrapht.eval.config import EvalConfig
 from regrapht.eval.cpu_meter import BackgroundMeter
 from regrapht.eval.cudart import CudaError
 from regrapht.eval.device_judge import DeviceJudge, JudgeUnavailable
+from regrapht.eval.protocol import Event, anchor_reply, timing_reply
 from regrapht.eval.record import RANK, CaseResult, Evaluation, hierarchical_reward
 from regrapht.eval.reference import (
     BenchReference,
@@ -851,13 +852,13 @@ class Evaluator:
             meter: list[BackgroundMeter | None] = [None]
 
             def on_message(message: dict[str, Any]) -> Reply:
-                if message.get("event") == "hello":
+                if message.get("event") == Event.HELLO:
                     pid[0] = message.get("pid")
-                if message.get("event") == "ready_for_timing":
+                if message.get("event") == Event.READY_FOR_TIMING:
                     turn.take()
                     meter[0] = BackgroundMeter(pid[0] if isinstance(pid[0], int) else None)
-                    return {"timing": timing}
-                if message.get("event") == "timing":
+                    return timing_reply(timing)
+                if message.get("event") == Event.TIMING:
                     if background is not None and meter[0] is not None:
                         background[0] = meter[0].cores()
                     turn.give_back()
@@ -877,12 +878,12 @@ class Evaluator:
             raise ReferenceError(
                 f"task {task.id}: the serial reference failed: {problem}\n{outcome.output_head[:500]}"
             )
-        for done in outcome.all("case_done"):
+        for done in outcome.all(Event.CASE_DONE):
             case = cases[done["case"]]
             for arg in task.written:
                 case.expected[arg.name] = _read_between_guards(Path(done["files"][arg.name]), arg.dtype.numpy)
         shutil.rmtree(job_dir, ignore_errors=True)
-        timed = outcome.last("timing")
+        timed = outcome.last(Event.TIMING)
         return timed["samples"]["reference"]["host"] if timed else []
 
     # ---- jobs --------------------------------------------------------------------------------
@@ -1003,7 +1004,7 @@ class Evaluator:
 
         def on_message(message: dict[str, Any]) -> Reply:
             event = message.get("event")
-            if event == "case_done" and message["lib"] == "candidate":
+            if event == Event.CASE_DONE and message["lib"] == "candidate":
                 # Judged as they arrive: the first failure ends the worker, since timing a wrong
                 # candidate would only spend device time.
                 index = message["case"]
@@ -1013,10 +1014,10 @@ class Evaluator:
                 result = self._judge_case(task, tests.cases[index], [first_runs[index], message], checker)
                 run.judged[index] = result
                 return "stop" if result.status != "correct" else None
-            if event == "timing" and uses_cuda:
+            if event == Event.TIMING and uses_cuda:
                 self._open_spare_context()  # measured: the next one's context may come up now
                 return None
-            if event == "ready_for_timing":
+            if event == Event.READY_FOR_TIMING:
                 # Every case passed: now (and only now) the bench-size data is worth preparing. The
                 # worker waits idle meanwhile, so the serial timing it may wait for runs without it.
                 hold.release()
@@ -1052,9 +1053,9 @@ class Evaluator:
                     and job["device_buffers"]
                     and self._stage_on_device(task, run.bench, job)
                 )
-                return {"timing": spec}
-            if event == "anchor" and run.bench is not None:
-                return {"judged": self._judge_anchor(task, run, message)}
+                return timing_reply(spec)
+            if event == Event.ANCHOR and run.bench is not None:
+                return anchor_reply(self._judge_anchor(task, run, message))
             return None
 
         own_hold = hold is None
@@ -1078,14 +1079,14 @@ class Evaluator:
                 hold.release()
             if uses_cuda:
                 self._open_spare_context()
-        report = run.outcome.last("sandbox")
+        report = run.outcome.last(Event.SANDBOX)
         if job["sandbox"] is not None and report is not None and report.get("broken"):
             # Before any candidate code loaded, the harness's own calls failed inside the sandbox:
             # this machine's fault, never the candidate's. It runs again unconfined (unless required).
             self._sandbox_broke(str(report["broken"]))
             shutil.rmtree(job_dir, ignore_errors=True)
             return self._run_candidate(task, target, libs, tests)
-        if job["sandbox"] is not None and report is None and run.outcome.last("hello") is not None:
+        if job["sandbox"] is not None and report is None and run.outcome.last(Event.HELLO) is not None:
             self._sandbox_broke("the worker sent no sandbox report: it ended while entering the sandbox")
             shutil.rmtree(job_dir, ignore_errors=True)
             return self._run_candidate(task, target, libs, tests)
@@ -1097,7 +1098,7 @@ class Evaluator:
                 )
         else:
             run.sandbox = {"landlock": None, "seccomp": False, "reason": self._sandbox_off}
-        hello = run.outcome.last("hello")
+        hello = run.outcome.last(Event.HELLO)
         if uses_cuda and hello and "bandwidth_bytes_per_s" in hello and self._device is None:
             self._device = hello
         if run.bench_error is not None:
@@ -1280,7 +1281,7 @@ class Evaluator:
             )
         if outcome.timed_out:
             return f"{outcome.timeout_reason}{where}: likely an infinite loop, a deadlock or a far too slow kernel"
-        cuda = outcome.last("cuda_error")
+        cuda = outcome.last(Event.CUDA_ERROR)
         if cuda:
             message = f"CUDA error {cuda['where']}: {cuda['text']} ({cuda['name']})"
             if cuda["name"] == "cudaErrorMemoryAllocation":
@@ -1289,10 +1290,10 @@ class Evaluator:
                     "than the GPU has"
                 )
             return message
-        error = outcome.last("error")
+        error = outcome.last(Event.ERROR)
         if error:
             return f"{error['kind']}: {error['text']}"
-        if outcome.signal_name == "SIGSYS" and outcome.last("sandbox"):
+        if outcome.signal_name == "SIGSYS" and outcome.last(Event.SANDBOX):
             return (
                 f"the sandbox stopped the process{where}: it made a system call a candidate may not make "
                 "(creating a process, tracing or reaching into another one)"
@@ -1308,28 +1309,28 @@ class Evaluator:
 
     @staticmethod
     def _where(outcome: WorkerOutcome) -> str:
-        last = outcome.last("calling")
-        progress = outcome.last("timing_progress")
+        last = outcome.last(Event.CALLING)
+        progress = outcome.last(Event.TIMING_PROGRESS)
         if progress and (not last or outcome.messages.index(progress) > outcome.messages.index(last)):
             return f" while timing (round {progress['round'] + 1})"
         if last:
             return f" during correctness case {last['case'] + 1}, run {last['run'] + 1}"
-        if outcome.last("loaded") is None and outcome.last("hello") is not None:
+        if outcome.last(Event.LOADED) is None and outcome.last(Event.HELLO) is not None:
             return " while loading the library"
         return ""
 
     def _judge(self, ev: Evaluation, task: Task, target: str, run: _Run) -> None:
         outcome = run.outcome
         crash = None if outcome.stopped_early else self._crash_message(outcome)
-        error = outcome.last("error")
-        if crash and error and outcome.last("loaded") is None:
+        error = outcome.last(Event.ERROR)
+        if crash and error and outcome.last(Event.LOADED) is None:
             ev.status, ev.message = "compile_error", f"the compiled library does not load: {error['text']}"
             return
         ev.cases = [run.judged[i] for i in sorted(run.judged)]
         failed = sorted((c for c in ev.cases if c.status != "correct"), key=lambda c: RANK[c.status])
         if crash:
             ev.status = "timeout" if outcome.timed_out else "runtime_error"
-            if outcome.signal_name == "SIGSYS" and outcome.last("sandbox"):
+            if outcome.signal_name == "SIGSYS" and outcome.last(Event.SANDBOX):
                 ev.status = "integrity_violation"
             ev.message = crash
         elif failed:
@@ -1421,7 +1422,7 @@ class Evaluator:
         device_verdicts: dict[tuple[str, Any], DeviceVerdict] | None = None,
     ) -> None:
         device_verdicts = device_verdicts or {}
-        timing = outcome.last("timing")
+        timing = outcome.last(Event.TIMING)
         assert timing is not None
         first_round = min(c["round"] for c in timing["checks"])
         checker = load_checker(task)
@@ -1668,31 +1669,31 @@ def _remove_bench_files(future: Future) -> None:
 def _phases(outcome: WorkerOutcome) -> dict[str, float]:
     """Where the worker's time went, from the timestamps on its messages."""
     stamps = {m["event"]: m["t"] for m in outcome.messages if "t" in m}
-    last_case = max((m["t"] for m in outcome.all("case_done")), default=None)
+    last_case = max((m["t"] for m in outcome.all(Event.CASE_DONE)), default=None)
     phases = {}
-    if "hello" in stamps:
-        phases["startup"] = stamps["hello"]
-        hello = outcome.last("hello") or {}
+    if Event.HELLO in stamps:
+        phases["startup"] = stamps[Event.HELLO]
+        hello = outcome.last(Event.HELLO) or {}
         if "context_s" in hello:
             # A spare created its context before its job came, after the previous worker had exited.
             phases["cuda_context_ahead" if hello.get("spare") else "cuda_context"] = hello["context_s"]
-    sandbox_report = outcome.last("sandbox")
+    sandbox_report = outcome.last(Event.SANDBOX)
     if sandbox_report and "seconds" in sandbox_report:
         # Entering the sandbox and checking the harness still works inside it, before the library loads.
         phases["sandbox"] = sandbox_report["seconds"]
-    if "loaded" in stamps and last_case is not None:
-        phases["correctness"] = last_case - stamps["loaded"]
-    if "ready_for_timing" in stamps and "timing_ready" in stamps:
-        phases["bench_setup"] = stamps["timing_ready"] - stamps["ready_for_timing"]
-    timing = outcome.last("timing")
+    if Event.LOADED in stamps and last_case is not None:
+        phases["correctness"] = last_case - stamps[Event.LOADED]
+    if Event.READY_FOR_TIMING in stamps and Event.TIMING_READY in stamps:
+        phases["bench_setup"] = stamps[Event.TIMING_READY] - stamps[Event.READY_FOR_TIMING]
+    timing = outcome.last(Event.TIMING)
     if timing:
         phases["timing"] = timing["seconds"]
         if "check_s" in timing:
             phases["timing_checks"] = timing["check_s"]  # part of "timing"
-    if "done" in stamps and (outcome.last("hello") or {}).get("spare"):
+    if Event.DONE in stamps and (outcome.last(Event.HELLO) or {}).get("spare"):
         # A spare's clock starts when its job arrives, as the parent's does: what follows its last
         # message is the end of the process (its CUDA context) and the parent's reaping of it.
-        phases["exit"] = max(0.0, outcome.seconds - stamps["done"])
+        phases["exit"] = max(0.0, outcome.seconds - stamps[Event.DONE])
     return {k: round(v, 4) for k, v in phases.items()}
 
 

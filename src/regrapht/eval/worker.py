@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from regrapht.eval.perturb import Bounds, perturb_into, perturbed
+from regrapht.eval.protocol import OPEN_CONTEXT, Event, read_anchor_reply, read_timing_reply
 
 _CTYPES = {
     "int8": ctypes.c_int8,
@@ -469,7 +470,7 @@ class Worker:
             )
             if self.job.get("measure_bandwidth"):
                 info["bandwidth_bytes_per_s"] = self._measure_bandwidth()
-        self.channel.send(event="hello", **info)
+        self.channel.send(event=Event.HELLO, **info)
 
     def _measure_bandwidth(self) -> float:
         rt = self.rt
@@ -503,7 +504,7 @@ class Worker:
         report = sandbox.confine(spec["read"], spec["write"])
         broken = self._harness_works() if report["landlock"] or report["seccomp"] else None
         report["seconds"] = round(time.perf_counter() - began, 6)  # entering it and the check after
-        self.channel.send(event="sandbox", **report, broken=broken)
+        self.channel.send(event=Event.SANDBOX, **report, broken=broken)
         missing = spec.get("require") and not (report["landlock"] and report["seccomp"])
         return not broken and not missing
 
@@ -538,7 +539,7 @@ class Worker:
             fn.restype = None
             fn.argtypes = [ctypes.c_void_p if a["array"] else _CTYPES[a["dtype"]] for a in self.job["args"]]
             self.entries[name] = fn
-        self.channel.send(event="loaded", libs=sorted(self.entries))
+        self.channel.send(event=Event.LOADED, libs=sorted(self.entries))
 
     # ---- buffers ---------------------------------------------------------------------------
     def buffer(self, name: str, nbytes: int, tag: str = "") -> Any:
@@ -613,7 +614,7 @@ class Worker:
                     handles = self._prepare(
                         case["nbytes"], inputs, self.poison[run % len(self.poison)], skip=set(direct)
                     )
-                    self.channel.send(event="calling", lib=lib, case=index, run=run)
+                    self.channel.send(event=Event.CALLING, lib=lib, case=index, run=run)
                     fn(*self._arguments(handles, scalars, direct))
                     snapshots = {} if self.trusted else self._snapshot(handles, case["nbytes"])
                     self._sync_and_check(f"after the call ({case['label']}, run {run + 1})")
@@ -628,7 +629,7 @@ class Worker:
                         self.mem.download_to(shadow, 0, case["nbytes"][name], path)
                         at_return[name] = str(path)
                     self.channel.send(
-                        event="case_done", lib=lib, case=index, run=run, files=files, at_return=at_return
+                        event=Event.CASE_DONE, lib=lib, case=index, run=run, files=files, at_return=at_return
                     )
 
     def _perturb_host(self, out: np.ndarray, base: np.ndarray, key: int, bounds: Bounds) -> None:
@@ -725,7 +726,7 @@ class Worker:
         start_ev = end_ev = 0
         if self.rt is not None:
             start_ev, end_ev = self.rt.event(), self.rt.event()
-        self.channel.send(event="timing_ready")
+        self.channel.send(event=Event.TIMING_READY)
         libs = list(spec["libs"])
         samples: dict[str, dict[str, list[float]]] = {
             lib: {"host": [], "event": [], "set": []} for lib in libs
@@ -843,7 +844,7 @@ class Worker:
                     )
                     check_s += time.perf_counter() - t_check
             # Every round reports, so a slow but live kernel is never mistaken for a hang.
-            self.channel.send(event="timing_progress", round=round_index)
+            self.channel.send(event=Event.TIMING_PROGRESS, round=round_index)
             if final:
                 break
             round_index += 1
@@ -870,7 +871,7 @@ class Worker:
             for handle in anchor["buffers"].values():
                 self.mem.free(handle)
         self.channel.send(
-            event="timing",
+            event=Event.TIMING,
             samples=samples,
             checks=checks,
             seconds=time.perf_counter() - began,
@@ -1032,8 +1033,8 @@ class Worker:
             self.judge_on_device = False
             return False
         extra = {} if slot is None else {"slot": slot}
-        self.channel.send(event="anchor", lib=lib, round=round_index, set=set_index, handles=handles, **extra)
-        return bool(json.loads(sys.stdin.readline() or "{}").get("judged"))
+        self.channel.send(event=Event.ANCHOR, lib=lib, round=round_index, set=set_index, handles=handles, **extra)
+        return read_anchor_reply(sys.stdin.readline())
 
     def _default_flush_bytes(self) -> int:
         """Twice the last-level cache, so every timed call starts with cold caches."""
@@ -1152,7 +1153,6 @@ def within_set_rse(values: list[float], sets: list[int] | None = None) -> float:
 
 
 _FRESH = "fresh"  # the spare's CUDA start-up failed: the job gets a fresh process image
-OPEN_CONTEXT = "open-context"  # the parent's word to a spare: create the CUDA context now
 
 
 def _spare(libcudart: str) -> tuple[str, Any]:
@@ -1196,7 +1196,7 @@ def main(argv: list[str] | None = None) -> int:
         worker.start()
         if not worker.confine():
             # Reported in the `sandbox` message; the parent decides (run again unconfined, or stop).
-            channel.send(event="done", messages=channel.count + 1)
+            channel.send(event=Event.DONE, messages=channel.count + 1)
             os._exit(4)
         worker.load()
         if job["cases"]:
@@ -1207,21 +1207,20 @@ def main(argv: list[str] | None = None) -> int:
         spec = job.get("timing")
         if spec is None and job.get("await_timing"):
             # The parent prepares the bench-size data only for candidates that passed every case.
-            channel.send(event="ready_for_timing")
-            reply = json.loads(sys.stdin.readline() or "{}")
-            spec = reply.get("timing")
+            channel.send(event=Event.READY_FOR_TIMING)
+            spec = read_timing_reply(sys.stdin.readline())
         if spec:
             worker.run_timing(spec)
     except Exception as exc:  # reported to the parent, which decides the status
         from regrapht.eval.cudart import CudaError
 
         if isinstance(exc, CudaError):
-            channel.send(event="cuda_error", name=exc.name, text=exc.text, where=exc.where)
+            channel.send(event=Event.CUDA_ERROR, name=exc.name, text=exc.text, where=exc.where)
         else:
-            channel.send(event="error", kind=type(exc).__name__, text=str(exc)[:2000])
-        channel.send(event="done", messages=channel.count + 1)
+            channel.send(event=Event.ERROR, kind=type(exc).__name__, text=str(exc)[:2000])
+        channel.send(event=Event.DONE, messages=channel.count + 1)
         os._exit(3)
-    channel.send(event="done", messages=channel.count + 1)
+    channel.send(event=Event.DONE, messages=channel.count + 1)
     # Skip interpreter teardown: a candidate's static destructors never run after the verdict.
     os._exit(0)
 
