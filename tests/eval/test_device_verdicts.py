@@ -84,7 +84,7 @@ def check(round_index: int, set_index: int, **extra) -> dict:
 
 def judge_timing(evaluator: Evaluator, task, bench, run: _Run, checks: list[dict]) -> Evaluation:
     ev = Evaluation(task_id=task.id, target="cuda", status="correct", message="", candidate_sha256="")
-    evaluator._judge_timing(ev, task, "cuda", bench, timing_with(checks), run.device_verdicts)
+    evaluator.timing_judge().judge(ev, task, "cuda", bench, timing_with(checks), run.device_verdicts)
     return ev
 
 

@@ -350,7 +350,7 @@ def _judge(evaluator, task, checks):
     samples = {"candidate": {"host": [1e-3] * 5, "event": [1e-3] * 5, "set": [0, 1, 0, 1, 0]}}
     outcome = WorkerOutcome(messages=[{"event": "timing", "samples": samples, "checks": checks}])
     ev = Evaluation(task.id, "cpu", "correct", "", "x")
-    evaluator._judge_timing(ev, task, "cpu", bench, outcome)
+    evaluator.timing_judge().judge(ev, task, "cpu", bench, outcome)
     return ev
 
 

@@ -113,7 +113,7 @@ def test_a_late_write_reported_for_a_timed_call_is_an_integrity_violation(evalua
             messages=[{"event": "timing", "samples": samples, "checks": [dict(check, late=late)]}]
         )
         ev = Evaluation(vec_scale.id, "cpu", "correct", "", "x")
-        evaluator._judge_timing(ev, vec_scale, "cpu", bench, outcome)
+        evaluator.timing_judge().judge(ev, vec_scale, "cpu", bench, outcome)
         assert ev.status == status, ev.message
     assert ev.message.startswith("in timed call 4: the call returned before its work was done: 7 elements")
 
@@ -121,16 +121,16 @@ def test_a_late_write_reported_for_a_timed_call_is_an_integrity_violation(evalua
 def test_late_writes_in_correctness_cases_are_found_from_the_snapshot_file(tmp_path):
     import numpy as np
 
-    from regrapht.eval.evaluator import _late_writes
+    from regrapht.eval.verdicts import late_writes
 
     final = np.arange(10, dtype=np.int32)
     path = tmp_path / "out.at_return.bin"
     final.tofile(path)
-    assert _late_writes([{"out": final}], [{"out": str(path)}]) is None
+    assert late_writes([{"out": final}], [{"out": str(path)}]) is None
     early = final.copy()
     early[[4, 7]] = -1
     early.tofile(path)
-    message = _late_writes([{"out": final}], [{"out": str(path)}])
+    message = late_writes([{"out": final}], [{"out": str(path)}])
     assert message is not None
     assert "2 elements of `out` changed after it returned (first at index 4)" in message
 
@@ -216,7 +216,7 @@ def test_a_claim_of_identity_with_an_unjudged_call_is_refused(rotating, vec_scal
         claim["same_as"] = same_as
         outcome = WorkerOutcome(messages=[{"event": "timing", "samples": samples, "checks": [judged, claim]}])
         ev = Evaluation(vec_scale.id, "cpu", "correct", "", "x")
-        evaluator._judge_timing(ev, vec_scale, "cpu", bench, outcome)
+        evaluator.timing_judge().judge(ev, vec_scale, "cpu", bench, outcome)
         assert ev.status == status, ev.message
     assert "never judged" in ev.message
 

@@ -26,14 +26,14 @@ from typing import Any
 import numpy as np
 
 import regrapht
-from regrapht.eval import correctness, peaks, sandbox, screen, symbols, toolchain
+from regrapht.eval import correctness, sandbox, screen, symbols, toolchain, verdicts
 from regrapht.eval.compile import Compiler, CompileResult, Kind, default_cache_dir
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.cpu_meter import BackgroundMeter
 from regrapht.eval.cudart import CudaError
 from regrapht.eval.device_judge import DeviceJudge, JudgeUnavailable
 from regrapht.eval.protocol import Event, anchor_reply, timing_reply
-from regrapht.eval.record import RANK, CaseResult, Evaluation, hierarchical_reward
+from regrapht.eval.record import CaseResult, Evaluation, hierarchical_reward
 from regrapht.eval.reference import (
     BenchReference,
     RefCase,
@@ -43,7 +43,6 @@ from regrapht.eval.reference import (
     draw_bench_sets,
     draw_test_cases,
     has_perturbable,
-    perturbed_inputs,
     set_bounds,
 )
 from regrapht.eval.runner import Reply, SpareWorker, WorkerOutcome, run_worker
@@ -56,17 +55,15 @@ from regrapht.eval.serial_baselines import (
 )
 from regrapht.eval.stats import speedup, summarize
 from regrapht.eval.timing_turn import Hold, QuietGate, TimingTurn
-from regrapht.eval.worker import late_elements
+from regrapht.eval.timing_verdict import DeviceVerdict, TimingJudge
+from regrapht.eval.verdicts import CANARY, GUARD_BYTES, POISON
 from regrapht.store import StoreError
-from regrapht.tasks import Task, Tolerance, derive_seed, load_checker
+from regrapht.tasks import Task, derive_seed, load_checker
 from regrapht.tasks.expr import ExprError
 from regrapht.tasks.generators import GeneratorError
 
-GUARD_BYTES = 256
 DEVICE_CHECK_SOURCE = Path(__file__).resolve().parent.parent / "data" / "kernels" / "device_check.cu"
 HOST_PERTURB_SOURCE = DEVICE_CHECK_SOURCE.with_name("host_perturb.cpp")
-CANARY = 0xA5
-POISON = (0xFF, 0x7B)  # NaN / -1 in the first run, 1.3e36 / 0x7B7B7B7B in the second
 TARGETS = ("cuda", "cpu")
 
 
@@ -76,12 +73,6 @@ class SandboxUnavailable(RuntimeError):
 
 class ReferenceError(RuntimeError):
     """The task's own reference failed: the task is broken, not the candidate."""
-
-
-@dataclass
-class DeviceVerdict:
-    round: int
-    problem: str | None  # what is wrong with the output; None: nothing
 
 
 @dataclass
@@ -509,7 +500,7 @@ class Evaluator:
             run = self._run_candidate(task, p.target, libs, tests, hold)
             ev.sandbox = run.sandbox
             ev.seconds["worker"] = run.outcome.seconds
-            ev.seconds.update(_phases(run.outcome))
+            ev.seconds.update(verdicts.phases(run.outcome))
             if run.bench is not None:
                 # The task's build, as long as it took: shared by its candidates, and by later batches
                 # that reuse the kept data (so it is not a cost of this evaluation to be summed).
@@ -873,7 +864,7 @@ class Evaluator:
             self._memory_limit(task),
             on_message=on_message,
         )
-        problem = self._crash_message(outcome)
+        problem = verdicts.crash_message(outcome, self.config.memory_limit_gib)
         if problem:
             raise ReferenceError(
                 f"task {task.id}: the serial reference failed: {problem}\n{outcome.output_head[:500]}"
@@ -1011,7 +1002,7 @@ class Evaluator:
                 if message["run"] == 0:
                     first_runs[index] = message
                     return None
-                result = self._judge_case(task, tests.cases[index], [first_runs[index], message], checker)
+                result = verdicts.judge_case(task, tests.cases[index], [first_runs[index], message], checker)
                 run.judged[index] = result
                 return "stop" if result.status != "correct" else None
             if event == Event.TIMING and uses_cuda:
@@ -1266,151 +1257,14 @@ class Evaluator:
                 self._spare.open_context()
 
     # ---- verdicts ----------------------------------------------------------------------------
-    def _crash_message(self, outcome: WorkerOutcome) -> str | None:
-        where = self._where(outcome)
-        if outcome.memory_exceeded:
-            return (
-                f"used more than {self.config.memory_limit_gib:g} GiB of host memory{where} and was stopped"
-            )
-        if outcome.oom_killed:
-            return (
-                f"was stopped by the kernel's out-of-memory killer{where}: the machine ran out of host memory "
-                f"and the killer chose this process, the one holding the most (at least "
-                f"{outcome.peak_rss / (1 << 30):.2f} GiB of host memory seen; ceiling "
-                f"{self.config.memory_limit_gib:g} GiB)"
-            )
-        if outcome.timed_out:
-            return f"{outcome.timeout_reason}{where}: likely an infinite loop, a deadlock or a far too slow kernel"
-        cuda = outcome.last(Event.CUDA_ERROR)
-        if cuda:
-            message = f"CUDA error {cuda['where']}: {cuda['text']} ({cuda['name']})"
-            if cuda["name"] == "cudaErrorMemoryAllocation":
-                message += (
-                    ": out of memory on the device; the candidate holds memory it never frees, or needs more "
-                    "than the GPU has"
-                )
-            return message
-        error = outcome.last(Event.ERROR)
-        if error:
-            return f"{error['kind']}: {error['text']}"
-        if outcome.signal_name == "SIGSYS" and outcome.last(Event.SANDBOX):
-            return (
-                f"the sandbox stopped the process{where}: it made a system call a candidate may not make "
-                "(creating a process, tracing or reaching into another one)"
-            )
-        if outcome.signal_name:
-            return f"the process was killed by {outcome.signal_name}{where}"
-        if outcome.channel_error:
-            return f"the result channel was corrupted{where}: {outcome.channel_error}"
-        if not outcome.complete:
-            code = outcome.returncode
-            return f"the process ended on its own (exit status {code}){where} before finishing: the candidate called exit or similar"
-        return None
-
-    @staticmethod
-    def _where(outcome: WorkerOutcome) -> str:
-        last = outcome.last(Event.CALLING)
-        progress = outcome.last(Event.TIMING_PROGRESS)
-        if progress and (not last or outcome.messages.index(progress) > outcome.messages.index(last)):
-            return f" while timing (round {progress['round'] + 1})"
-        if last:
-            return f" during correctness case {last['case'] + 1}, run {last['run'] + 1}"
-        if outcome.last(Event.LOADED) is None and outcome.last(Event.HELLO) is not None:
-            return " while loading the library"
-        return ""
-
     def _judge(self, ev: Evaluation, task: Task, target: str, run: _Run) -> None:
-        outcome = run.outcome
-        crash = None if outcome.stopped_early else self._crash_message(outcome)
-        error = outcome.last(Event.ERROR)
-        if crash and error and outcome.last(Event.LOADED) is None:
-            ev.status, ev.message = "compile_error", f"the compiled library does not load: {error['text']}"
-            return
-        ev.cases = [run.judged[i] for i in sorted(run.judged)]
-        failed = sorted((c for c in ev.cases if c.status != "correct"), key=lambda c: RANK[c.status])
-        if crash:
-            ev.status = "timeout" if outcome.timed_out else "runtime_error"
-            if outcome.signal_name == "SIGSYS" and outcome.last(Event.SANDBOX):
-                ev.status = "integrity_violation"
-            ev.message = crash
-        elif failed:
-            ev.status, ev.message = failed[0].status, f"{failed[0].message} [{failed[0].label}]"
-        elif self.config.timing:
+        if verdicts.judge_run(ev, run.outcome, run.judged, self.config.memory_limit_gib) and self.config.timing:
             assert run.bench is not None
-            self._judge_timing(ev, task, target, run.bench, outcome, run.device_verdicts)
+            self._judge_timing(ev, task, target, run.bench, run.outcome, run.device_verdicts)
 
-    def _judge_case(self, task: Task, case: RefCase, runs: list[dict[str, Any]], checker) -> CaseResult:
-        result = CaseResult(case.label, case.sizes, case.seed_index, "correct")
-        raw = [
-            {name: np.fromfile(path, dtype=np.uint8) for name, path in run["files"].items()} for run in runs
-        ]
-        values = [{a.name: correctness.data(r[a.name], GUARD_BYTES, a) for a in task.arrays} for r in raw]
-        problems: list[tuple[str, str]] = []
-        late = _late_writes(values, [run.get("at_return", {}) for run in runs])
-        if late:
-            problems.append(("integrity_violation", late))
-        for arg in task.arrays:
-            for r in range(2):
-                damage = correctness.guard_damage(raw[r][arg.name], GUARD_BYTES, CANARY)
-                if damage:
-                    problems.append(("wrong_answer", f"wrote out of bounds of `{arg.name}`: {damage}"))
-                    break
-            if arg.role == "input":
-                for r in range(2):
-                    mismatch = correctness.compare(values[r][arg.name], case.inputs[arg.name], _EXACT)
-                    if mismatch:
-                        problems.append(
-                            (
-                                "integrity_violation",
-                                "modified an input the task declares read-only: "
-                                + mismatch.describe(arg.name, _EXACT, what="changed"),
-                            )
-                        )
-                        break
-        for arg in task.written:
-            if arg.role == "output":
-                mask = correctness.unwritten([v[arg.name] for v in values], list(POISON), arg)
-                if mask.any():
-                    first = int(np.flatnonzero(mask)[0])
-                    problems.append(
-                        (
-                            "wrong_answer",
-                            f"left {int(mask.sum())} of {mask.size} elements of "
-                            f"`{arg.name}` unwritten (first at index {first})",
-                        )
-                    )
-                    continue
-            assert arg.tolerance is not None
-            if arg.tolerance.kind == "custom":
-                continue
-            outcomes = [
-                correctness.compare(v[arg.name], case.expected[arg.name], arg.tolerance) for v in values
-            ]
-            if outcomes[0] and outcomes[1]:
-                problems.append(("wrong_answer", outcomes[0].describe(arg.name, arg.tolerance)))
-            elif outcomes[0] or outcomes[1]:
-                bad = outcomes[0] or outcomes[1]
-                problems.append(
-                    (
-                        "wrong_answer",
-                        "results differ between two runs on the same inputs (a race or "
-                        "uninitialised memory): " + bad.describe(arg.name, arg.tolerance),
-                    )
-                )
-            abs_err, rel_err = correctness.max_errors(values[0][arg.name], case.expected[arg.name])
-            result.max_abs_error = max(result.max_abs_error, abs_err)
-            result.max_rel_error = max(result.max_rel_error, rel_err)
-        if checker is not None and not problems:
-            for r in range(2):
-                actual = {a.name: values[r][a.name] for a in task.written}
-                verdict = checker(case.inputs, case.expected, actual, case.sizes)
-                if verdict:
-                    problems.append(("wrong_answer", f"task checker: {verdict}"))
-                    break
-        if problems:
-            problems.sort(key=lambda item: RANK[item[0]])
-            result.status, result.message = problems[0][0], "; ".join(m for _, m in problems[:3])
-        return result
+    def timing_judge(self) -> TimingJudge:
+        """The judge of timing reports with this evaluator's settings, secret and measured GPU."""
+        return TimingJudge(self.config, self.secret, self._device)
 
     def _judge_timing(
         self,
@@ -1421,201 +1275,9 @@ class Evaluator:
         outcome: WorkerOutcome,
         device_verdicts: dict[tuple[str, Any], DeviceVerdict] | None = None,
     ) -> None:
-        device_verdicts = device_verdicts or {}
-        timing = outcome.last(Event.TIMING)
-        assert timing is not None
-        first_round = min(c["round"] for c in timing["checks"])
-        checker = load_checker(task)
-        # (lib, input set) -> round whose output was judged in full; with fresh inputs (lib, slot)
-        judged: dict[tuple[str, int], int] = {}
-        for check in sorted(timing["checks"], key=lambda c: c["round"]):
-            case = self._checked_case(bench, check, judged) if bench.fresh else bench.sets[check["set"]]
-            if case is None:
-                ev.status = "runtime_error"
-                ev.message = (
-                    f"the worker reported timed call {check['round'] + 1} as a checked call the parent "
-                    f"never planned (slot {check.get('slot')!r}, set {check.get('set')!r}; harness protocol error)"
-                )
-                return
-            index = check["slot"] if bench.fresh else check["set"]
-            for name, where in sorted(check["late"].items()):
-                ev.status, ev.message = (
-                    "integrity_violation",
-                    f"in timed call {check['round'] + 1}: {_late_message(name, where['count'], where['first'])}",
-                )
-                return
-            if "same_as" in check:
-                # The worker found this output identical, bit for bit, to an earlier checked output of
-                # the same input set: that one must have been judged here, in full, and passed.
-                # With fresh inputs no two calls share their inputs: no such claim can be true.
-                if bench.fresh or judged.get((check["lib"], check["set"])) != check["same_as"]:
-                    ev.status = "runtime_error"
-                    ev.message = (
-                        f"the worker reported timed call {check['round'] + 1} identical to call "
-                        f"{check['same_as'] + 1}, whose output was never judged (harness protocol error)"
-                    )
-                    return
-                continue
-            if check.get("judged_on_device"):
-                # Judged here already, in the worker's device memory, when the worker pointed at it.
-                verdict = device_verdicts.get((check["lib"], index))
-                if verdict is None or verdict.round != check["round"]:
-                    ev.status, ev.message = (
-                        "runtime_error",
-                        (
-                            f"the worker reported timed call {check['round'] + 1} as judged on the device, "
-                            "but the parent never judged it (harness protocol error)"
-                        ),
-                    )
-                    return
-                problem = verdict.problem
-            else:
-                problem = self._judge_timed_files(task, case, check, checker)
-            if problem:
-                if check["round"] == first_round:
-                    ev.status = "wrong_answer"
-                    ev.message = f"wrong at the bench size ({_fmt_sizes(task.bench_size)}): {problem}"
-                else:
-                    ev.status = "integrity_violation"
-                    ev.message = (
-                        f"timed call {check['round'] + 1} gave a wrong result although earlier calls "
-                        f"were right (the candidate behaves differently on later calls): {problem}"
-                    )
-                return
-            judged.setdefault((check["lib"], index), check["round"])
-        unclaimed = [v for key, v in device_verdicts.items() if v.problem and key not in judged]
-        if unclaimed:
-            # The parent found an output wrong that the worker's report then left out.
-            ev.status = "runtime_error"
-            ev.message = (
-                f"a timed output the worker's report omits was judged on the device: {unclaimed[0].problem}"
-            )
-            return
-        primary = "event" if target == "cuda" and task.convention == "device" else "host"
-        samples = timing["samples"]
-        # The hold the calls were timed behind, as the worker reports it but never more than
-        # configured: the worker runs candidate code.
-        hold_s = min(float(timing.get("hold_s", 0.0)), self.config.timing_config.hold_s)
-        for lib, s in samples.items():
-            ev.timings[lib] = {**summarize(s[primary], s["host"], s["event"]).to_dict(), "hold_s": hold_s}
-        # Where the timed outputs were judged: in the worker's device memory, or from files.
-        ev.timings["candidate"]["judged_on_device"] = any(c.get("judged_on_device") for c in timing["checks"])
-        # Whether every timed call saw inputs no earlier call had (and if not, why not).
-        ev.timings["candidate"]["fresh_inputs"] = bench.fresh
-        if not bench.fresh:
-            ev.timings["candidate"]["fresh_inputs_reason"] = bench.fresh_reason
-        serial = bench.serial_samples
-        # With where the baseline came from (kept from an earlier run, or timed in this one), how
-        # far its samples spread, and how quiet the machine was while it was timed.
-        ev.timings["serial"] = {**summarize(serial, serial, serial).to_dict(), **bench.serial}
-        cand = ev.timings["candidate"]
-        if target == "cuda":
-            slack = self.config.event_host_slack
-            # Work hidden from the calling stream inflates every call's host time; a loaded CPU only
-            # delays some calls, so the fastest tenth of host times is compared.
-            host_fast = float(np.percentile(samples["candidate"]["host"], 10))
-            # The host's clock starts while the hold (queued before the start event) still runs.
-            if host_fast > slack * cand["event_median_s"] + 100e-6 + hold_s:
-                ev.status = "integrity_violation"
-                ev.message = (
-                    f"the call returned before its work was done: host time {host_fast * 1e3:.3f} ms (10th percentile) "
-                    f"(bracketed by device synchronization) is far above the GPU event time "
-                    f"{cand['event_median_s'] * 1e3:.3f} ms on the calling stream: work ran on a side stream "
-                    f"or host thread the timing stream did not see"
-                )
-                return
-        seed = derive_seed(self.secret, task.id, "bootstrap")
-        cand_samples = samples["candidate"][primary]
-        ev.speedups["serial"] = speedup(serial, cand_samples, "serial", seed).to_dict()
-        if self._batches:
-            self._timed[id(ev)] = list(cand_samples)  # restated if the batch settles a new baseline
-        for lib in samples:
-            if lib != "candidate":
-                ev.speedups[lib] = speedup(samples[lib][primary], cand_samples, lib, seed).to_dict()
-        self._roofline(ev, task, target)
-        if ev.status == "correct":
-            baseline = self.config.reward_baseline if self.config.reward_baseline in ev.speedups else "serial"
-            ev.reward_baseline = baseline
-            ev.reward = hierarchical_reward("correct", ev.speedups[baseline]["value"])
-
-    @staticmethod
-    def _checked_case(
-        bench: BenchReference, check: dict[str, Any], judged: dict[tuple[str, int], int]
-    ) -> RefCase | None:
-        """The planned checked call a fresh-input check reports: its slot exists, was not judged
-        before for this library, and ran on the set the parent computed its expected outputs for."""
-        slot = check.get("slot")
-        if not isinstance(slot, int) or not 0 <= slot < len(bench.checked) or (check["lib"], slot) in judged:
-            return None
-        case = bench.checked[slot]
-        return case if check.get("set") == case.seed_index else None
-
-    def _judge_timed_files(
-        self, task: Task, bench_set: RefCase, check: dict[str, Any], checker
-    ) -> str | None:
-        """What is wrong with a timed output the worker wrote to files, or None."""
-        actual = {
-            arg.name: np.memmap(check["files"][arg.name], dtype=np.uint8, mode="r").view(arg.dtype.numpy)
-            if os.path.getsize(check["files"][arg.name])
-            else np.zeros(0, dtype=arg.dtype.numpy)
-            for arg in task.written
-        }
-        for arg in task.written:
-            assert arg.tolerance is not None
-            if arg.tolerance.kind != "custom":
-                mismatch = correctness.compare(actual[arg.name], bench_set.expected[arg.name], arg.tolerance)
-                if mismatch:
-                    return mismatch.describe(arg.name, arg.tolerance)
-        if checker is not None and any(a.tolerance.kind == "custom" for a in task.written):
-            verdict = checker(
-                perturbed_inputs(task, bench_set),
-                bench_set.expected,
-                {name: np.array(values) for name, values in actual.items()},  # writable copies
-                dict(task.bench_size),
-            )
-            return f"task checker: {verdict}" if verdict else None
-        return None
-
-    def _roofline(self, ev: Evaluation, task: Task, target: str) -> None:
-        floor_bytes, floor_flops = task.floor_bytes(task.bench_size), task.floor_flops(task.bench_size)
-        roof: dict[str, Any] = {"floor_bytes": floor_bytes, "floor_flops": floor_flops}
-        ev.roofline = roof
-        if target != "cuda" or self._device is None:
-            roof["note"] = (
-                "no plausibility gate on the cpu target (no measured ceiling for multi-threaded code)"
-                if target == "cpu"
-                else "no measured GPU ceilings"
-            )
-            return
-        bandwidth = float(self._device["bandwidth_bytes_per_s"])
-        sm_hz = float(self._device["sm_count"]) * float(self._device["clock_khz"]) * 1e3
-        arch = peaks.arch_key(self._device.get("cc_major"), self._device.get("cc_minor"))
-        median = ev.timings["candidate"]["median_s"]
-        # Two floors: the reported one judges the work on the unit the task declares; the gate's
-        # uses the architecture's fastest unit, so only a kernel beating every unit is flagged.
-        unit = task.roofline.compute
-        unit_rate = peaks.unit_rate(arch, unit)
-        gate_s = max(floor_bytes / bandwidth, floor_flops / (sm_hz * peaks.bound_rate(arch)))
-        floor_s = max(floor_bytes / bandwidth, floor_flops / (sm_hz * unit_rate) if unit_rate else 0.0)
-        roof.update(
-            bandwidth_bytes_per_s=bandwidth,
-            compute_unit=unit,
-            flop_peak_per_s=sm_hz * unit_rate if unit_rate else None,
-            floor_s=floor_s,
-            fraction_of_floor=floor_s / median if median > 0 else None,
-            achieved_bytes_per_s=floor_bytes / median if median > 0 else None,
-            gate_floor_s=gate_s,
-        )
-        if not unit_rate:
-            roof["note"] = f"no {unit} peak known for compute capability {arch}: the floor counts bytes only"
-        if median < self.config.plausibility_margin * gate_s:
-            ev.status = "integrity_violation"
-            ev.message = (
-                f"faster than physics: {median * 1e3:.4f} ms, but moving at least {floor_bytes / 1e6:.1f} MB at "
-                f"the measured {bandwidth / 1e12:.2f} TB/s (and {floor_flops:.3g} operations at the GPU's "
-                f"fastest rate) takes at least {gate_s * 1e3:.4f} ms; the work was skipped or done outside "
-                "the timed call"
-            )
+        samples = self.timing_judge().judge(ev, task, target, bench, outcome, device_verdicts)
+        if samples is not None and self._batches:
+            self._timed[id(ev)] = list(samples)  # restated if the batch settles a new baseline
 
     # ---- environment -------------------------------------------------------------------------
     def _fingerprint(self, target: str) -> dict[str, Any]:
@@ -1635,9 +1297,6 @@ class Evaluator:
             "numpy": np.__version__,
             "regrapht": regrapht.__version__,
         }
-
-
-_EXACT = Tolerance("exact")
 
 
 def build_order(tasks: list[Task], input_sets: int) -> list[Task]:
@@ -1665,61 +1324,6 @@ def _remove_bench_files(future: Future) -> None:
     if future.exception() is None:
         shutil.rmtree(future.result().dir, ignore_errors=True)
 
-
-def _phases(outcome: WorkerOutcome) -> dict[str, float]:
-    """Where the worker's time went, from the timestamps on its messages."""
-    stamps = {m["event"]: m["t"] for m in outcome.messages if "t" in m}
-    last_case = max((m["t"] for m in outcome.all(Event.CASE_DONE)), default=None)
-    phases = {}
-    if Event.HELLO in stamps:
-        phases["startup"] = stamps[Event.HELLO]
-        hello = outcome.last(Event.HELLO) or {}
-        if "context_s" in hello:
-            # A spare created its context before its job came, after the previous worker had exited.
-            phases["cuda_context_ahead" if hello.get("spare") else "cuda_context"] = hello["context_s"]
-    sandbox_report = outcome.last(Event.SANDBOX)
-    if sandbox_report and "seconds" in sandbox_report:
-        # Entering the sandbox and checking the harness still works inside it, before the library loads.
-        phases["sandbox"] = sandbox_report["seconds"]
-    if Event.LOADED in stamps and last_case is not None:
-        phases["correctness"] = last_case - stamps[Event.LOADED]
-    if Event.READY_FOR_TIMING in stamps and Event.TIMING_READY in stamps:
-        phases["bench_setup"] = stamps[Event.TIMING_READY] - stamps[Event.READY_FOR_TIMING]
-    timing = outcome.last(Event.TIMING)
-    if timing:
-        phases["timing"] = timing["seconds"]
-        if "check_s" in timing:
-            phases["timing_checks"] = timing["check_s"]  # part of "timing"
-    if Event.DONE in stamps and (outcome.last(Event.HELLO) or {}).get("spare"):
-        # A spare's clock starts when its job arrives, as the parent's does: what follows its last
-        # message is the end of the process (its CUDA context) and the parent's reaping of it.
-        phases["exit"] = max(0.0, outcome.seconds - stamps[Event.DONE])
-    return {k: round(v, 4) for k, v in phases.items()}
-
-
-def _late_writes(values: list[dict[str, np.ndarray]], at_return: list[dict[str, str]]) -> str | None:
-    """Outputs that changed after the function returned: work it left running outside the calling stream."""
-    for run_values, snapshots in zip(values, at_return):
-        for name, path in snapshots.items():
-            final = run_values[name]
-            changed = late_elements(
-                np.fromfile(path, dtype=np.uint8), final.view(np.uint8), final.dtype.itemsize
-            )
-            if changed:
-                return _late_message(name, changed["count"], changed["first"])
-    return None
-
-
-def _late_message(name: str, count: int, first: int) -> str:
-    return (
-        f"the call returned before its work was done: {count} elements of `{name}` "
-        f"changed after it returned (first at index {first}); work left running on a side "
-        "stream or host thread escapes the timer. Finish (or synchronize) all work before returning"
-    )
-
-
-def _fmt_sizes(sizes: dict[str, int]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sizes.items())
 
 
 def evaluate(
