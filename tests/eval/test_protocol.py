@@ -14,7 +14,7 @@ from regrapht.eval.protocol import EVENTS, Event, ProtocolError, check_message
 
 EVAL = Path(protocol.__file__).resolve().parent
 # The worker process's own modules: what they send is the worker's side of the protocol.
-WORKER_MODULES = {"worker.py", "worker_memory.py", "timing_plan.py"}
+WORKER_MODULES = {"worker.py", "worker_memory.py", "timing_plan.py", "timing_loop.py", "timed_checks.py"}
 
 
 def _trees(worker_side: bool) -> list[tuple[str, ast.AST]]:

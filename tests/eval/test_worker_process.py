@@ -316,14 +316,14 @@ def test_timed_rounds_visit_every_input_set_equally(build_cache, vec_scale):
 
 def test_timing_runs_at_least_min_s_within_the_budget():
     """Precise samples stop a fast kernel only once `min_s` has passed; the budget still bounds it."""
-    from regrapht.eval.worker import Worker
+    from regrapht.eval.timing_plan import enough
 
     precise = {"candidate": {"event": [1e-3] * 20, "set": [0, 1] * 10}}
     spec = {"max_rounds": 400, "min_rounds": 10, "budget_s": 1.0, "target_rse": 0.005, "min_s": 0.1}
-    assert not Worker._enough(precise, spec, elapsed=0.05, rounds=23, timed=20)
-    assert Worker._enough(precise, spec, elapsed=0.15, rounds=23, timed=20)
-    assert Worker._enough(precise, {**spec, "min_s": 5.0}, elapsed=1.01, rounds=23, timed=20)
-    assert Worker._enough(precise, {**spec, "min_s": 0.0}, elapsed=0.01, rounds=23, timed=20)
+    assert not enough(precise, spec, elapsed=0.05, rounds=23, timed=20)
+    assert enough(precise, spec, elapsed=0.15, rounds=23, timed=20)
+    assert enough(precise, {**spec, "min_s": 5.0}, elapsed=1.01, rounds=23, timed=20)
+    assert enough(precise, {**spec, "min_s": 0.0}, elapsed=0.01, rounds=23, timed=20)
 
 
 def test_the_serial_reference_reports_only_what_it_writes(build_cache, vec_scale, monkeypatch):
@@ -361,9 +361,9 @@ def test_a_spare_starts_its_cuda_context_only_when_told(monkeypatch):
     from regrapht.eval import worker
 
     monkeypatch.setattr("sys.stdin", io.StringIO("/jobs/7/job.json\n"))
-    assert worker._spare("/nonexistent/libcudart.so") == ("/jobs/7/job.json", None)  # never tried
+    assert worker.await_job("/nonexistent/libcudart.so") == ("/jobs/7/job.json", None)  # never tried
     monkeypatch.setattr("sys.stdin", io.StringIO(f"{worker.OPEN_CONTEXT}\n/jobs/8/job.json\n"))
-    assert worker._spare("/nonexistent/libcudart.so") == ("/jobs/8/job.json", worker._FRESH)  # tried, failed
+    assert worker.await_job("/nonexistent/libcudart.so") == ("/jobs/8/job.json", worker.FRESH_IMAGE)  # tried, failed
 
 
 class _HostBackedRuntime:
@@ -393,7 +393,7 @@ class _HostBackedRuntime:
 def test_large_transfers_go_through_the_stage_in_chunks(monkeypatch, tmp_path, nbytes):
     import numpy as np
 
-    from regrapht.eval import worker
+    from regrapht.eval import worker_memory as worker
 
     monkeypatch.setattr(worker, "STAGE_BYTES", 4096)
     monkeypatch.setattr(worker, "STAGE_SLOTS", 2)
@@ -419,7 +419,7 @@ def test_large_transfers_go_through_the_stage_in_chunks(monkeypatch, tmp_path, n
 def test_transfers_without_page_locked_memory_still_arrive(monkeypatch, tmp_path):
     import numpy as np
 
-    from regrapht.eval import worker
+    from regrapht.eval import worker_memory as worker
 
     monkeypatch.setattr(worker, "STAGE_BYTES", 4096)
     rt = _HostBackedRuntime()

@@ -14,7 +14,7 @@ from regrapht.eval.protocol import Event
 from regrapht.eval.record import RANK, CaseResult, Evaluation
 from regrapht.eval.reference import RefCase
 from regrapht.eval.runner import WorkerOutcome
-from regrapht.eval.worker import late_elements
+from regrapht.eval.worker_memory import late_elements
 from regrapht.tasks import Task, Tolerance
 
 GUARD_BYTES = 256
