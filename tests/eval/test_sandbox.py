@@ -243,7 +243,7 @@ def test_a_spare_worker_is_confined_once_its_job_comes(build_cache: Path, vec_sc
     from regrapht.eval.runner import SpareWorker, run_worker
 
     with Evaluator(quick_config(build_cache, timing=False)) as ev:
-        tests = ev._test_reference(vec_scale)
+        tests = ev.case_reference(vec_scale)
         library = ev.compiler.compile(
             candidate("writes_outside_scratch.cpp"), "cpu", vec_scale.function,
             "int n, float a, const float* x, float* out", ["n", "a", "x", "out"],

@@ -97,7 +97,7 @@ def test_a_late_write_reported_for_a_timed_call_is_an_integrity_violation(evalua
     from regrapht.eval import Evaluation
     from regrapht.eval.runner import WorkerOutcome
 
-    bench = evaluator._bench_reference(vec_scale)
+    bench = evaluator.bench_reference(vec_scale)
     assert bench.fresh  # the checked call is one of the parent's planned ones
     first = bench.checked[0]
     files = {}
@@ -144,7 +144,7 @@ def _timed_run(evaluator, task, source: str):
         source, "cpu", task.function, _params(task), [a.name for a in task.args]
     )
     assert built.ok, built.diagnostics
-    run = evaluator._run_candidate(task, "cpu", {"candidate": built.library}, evaluator._test_reference(task))
+    run = evaluator._run_candidate(task, "cpu", {"candidate": built.library}, evaluator.case_reference(task))
     checks = run.outcome.last("timing")["checks"]
     ev = Evaluation(task.id, "cpu", "correct", "", "x")
     evaluator._judge(ev, task, "cpu", run)
@@ -203,7 +203,7 @@ def test_a_claim_of_identity_with_an_unjudged_call_is_refused(rotating, vec_scal
     from regrapht.eval.runner import WorkerOutcome
 
     evaluator = rotating
-    bench = evaluator._bench_reference(vec_scale)
+    bench = evaluator.bench_reference(vec_scale)
     files = {}
     for arg in vec_scale.written:
         path = tmp_path / f"{arg.name}.bin"
@@ -253,7 +253,7 @@ def test_slow_kernels_warm_up_once(build_cache, vec_scale, warmup_s, warmup_call
             candidate("correct.cpp"), "cpu", vec_scale.function, _params(vec_scale), ["n", "a", "x", "out"]
         )
         run = evaluator._run_candidate(
-            vec_scale, "cpu", {"candidate": built.library}, evaluator._test_reference(vec_scale)
+            vec_scale, "cpu", {"candidate": built.library}, evaluator.case_reference(vec_scale)
         )
     rounds = len(run.outcome.all("timing_progress"))
     timing = run.outcome.last("timing")
@@ -301,7 +301,7 @@ def test_timed_rounds_visit_every_input_set_equally(build_cache, vec_scale):
             candidate("correct.cpp"), "cpu", vec_scale.function, _params(vec_scale), ["n", "a", "x", "out"]
         )
         run = evaluator._run_candidate(
-            vec_scale, "cpu", {"candidate": built.library}, evaluator._test_reference(vec_scale)
+            vec_scale, "cpu", {"candidate": built.library}, evaluator.case_reference(vec_scale)
         )
     timing = run.outcome.last("timing")
     sets = timing["samples"]["candidate"]["set"]
@@ -343,7 +343,7 @@ def test_the_serial_reference_reports_only_what_it_writes(build_cache, vec_scale
 
     monkeypatch.setattr(evaluator_module, "run_worker", recording)
     with Evaluator(quick_config(build_cache)) as evaluator:
-        bench = evaluator._bench_reference(vec_scale)
+        bench = evaluator.bench_reference(vec_scale)
     job, outcome = seen[-1]
     assert job["trusted"]
     written = {a.name for a in vec_scale.written}

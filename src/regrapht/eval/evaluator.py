@@ -17,7 +17,7 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections import Counter, OrderedDict
+from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +27,7 @@ import numpy as np
 
 import regrapht
 from regrapht.eval import correctness, sandbox, screen, symbols, toolchain, verdicts
+from regrapht.eval.bench_cache import BenchCache, build_order
 from regrapht.eval.compile import Compiler, CompileResult, Kind, default_cache_dir
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.cpu_meter import BackgroundMeter
@@ -45,7 +46,7 @@ from regrapht.eval.reference import (
     has_perturbable,
     set_bounds,
 )
-from regrapht.eval.runner import Reply, SpareWorker, WorkerOutcome, run_worker
+from regrapht.eval.runner import Reply, WorkerOutcome, run_worker
 from regrapht.eval.serial_baselines import (
     KEEP_MIN_SAMPLES,
     SerialBaseline,
@@ -53,6 +54,7 @@ from regrapht.eval.serial_baselines import (
     baseline_key,
     open_store,
 )
+from regrapht.eval.spares import SparePool
 from regrapht.eval.stats import speedup, summarize
 from regrapht.eval.timing_turn import Hold, QuietGate, TimingTurn
 from regrapht.eval.timing_verdict import DeviceVerdict, TimingJudge
@@ -61,6 +63,22 @@ from regrapht.store import StoreError
 from regrapht.tasks import Task, derive_seed, load_checker
 from regrapht.tasks.expr import ExprError
 from regrapht.tasks.generators import GeneratorError
+
+# Names callers import from here, some of them defined in the modules this one was split into.
+__all__ = [
+    "CANARY",
+    "GUARD_BYTES",
+    "OWNER_FILE",
+    "POISON",
+    "TARGETS",
+    "DeviceVerdict",
+    "Evaluator",
+    "ReferenceError",
+    "SandboxUnavailable",
+    "build_order",
+    "evaluate",
+    "sweep_stale_scratch",
+]
 
 DEVICE_CHECK_SOURCE = Path(__file__).resolve().parent.parent / "data" / "kernels" / "device_check.cu"
 HOST_PERTURB_SOURCE = DEVICE_CHECK_SOURCE.with_name("host_perturb.cpp")
@@ -76,7 +94,9 @@ class ReferenceError(RuntimeError):
 
 
 @dataclass
-class _Run:
+class CandidateRun:
+    """One candidate's worker run: its messages and what the parent judged while it ran."""
+
     job_dir: Path
     outcome: WorkerOutcome = field(default_factory=WorkerOutcome)
     judged: dict[int, CaseResult] = field(default_factory=dict)
@@ -88,7 +108,9 @@ class _Run:
 
 
 @dataclass
-class _Prepared:
+class Prepared:
+    """An item of a batch before it runs: screened, and its compiles submitted."""
+
     task: Task
     source: str
     target: str
@@ -175,20 +197,19 @@ class Evaluator:
         if started is not None and context is not None:
             (self.workdir / OWNER_FILE).write_text(f"{os.getpid()} {started} {context}\n")
         self._tests: dict[str, TestReference] = {}
-        self._benches: dict[str, Future] = {}
-        self._bench_lock = threading.Condition()
-        self._prefetcher: ThreadPoolExecutor | None = None
-        self._prefetched: dict[str, int] = {}  # built ahead and not yet released: key -> bytes it holds
-        self._released: set[str] = set()
-        self._idle: OrderedDict[str, int] = OrderedDict()  # released, retained: key -> bytes held
+        tc = self.config.timing_config
+        self.benches = BenchCache(
+            lambda task: self._build_bench_reference(task),
+            lambda task: str(self._task_dir(task)),
+            lambda task: bench_bytes(task, tc.input_sets, tc.fresh_inputs),
+            self.config.reference_cache_bytes(),
+            tc.input_sets,
+            on_drop=self._forget_bench,
+        )
         self._dirs: dict[int, tuple[Task, Path]] = {}
-        self._lookahead = 2
-        self._closing = False
         self._device: dict[str, Any] | None = None
         self._jobs = itertools.count()
-        self._spare: SpareWorker | None = None
-        self._cuda_runs = 0
-        self._spare_lock = threading.Lock()
+        self.spares = SparePool(self.config.spare_worker)
         self._device_check: Future | None = None
         self._host_perturb: Future | None = None
         self._device_judge: DeviceJudge | None = None
@@ -216,15 +237,8 @@ class Evaluator:
                 )
 
     def close(self) -> None:
-        with self._bench_lock:
-            self._closing = True
-            self._bench_lock.notify_all()
-        if self._prefetcher is not None:
-            self._prefetcher.shutdown(wait=True, cancel_futures=True)
-        with self._spare_lock:
-            if self._spare is not None:
-                self._spare.discard()
-                self._spare = None
+        self.benches.close()
+        self.spares.close()
         with self._device_judge_lock:
             if self._device_judge is not None:
                 self._device_judge.close()
@@ -264,7 +278,7 @@ class Evaluator:
             left = Counter(str(task.root) for task, _, _ in items)
             pending = list(range(len(prepared)))
             while pending:
-                i = self._next_runnable(prepared, pending)
+                i = self.next_runnable(prepared, pending)
                 pending.remove(i)
                 p = prepared[i]
                 results[i] = self._finish(p)
@@ -279,7 +293,7 @@ class Evaluator:
                 self._timed.pop(id(r), None)
         return results  # type: ignore[return-value]
 
-    def _settle_serial_baselines(self, prepared: list[_Prepared], results: list[Evaluation]) -> None:
+    def _settle_serial_baselines(self, prepared: list[Prepared], results: list[Evaluation]) -> None:
         """The batch's quiet moment. During a batch, a task without a kept serial baseline is timed
         as its bench data is built, beside the batch's compiles, builds and candidates (waiting for
         quiet there idled the device: e723cfb). Now nothing else runs: each such task whose bench
@@ -291,9 +305,8 @@ class Evaluator:
         for i, p in enumerate(prepared):
             by_task.setdefault(str(self._task_dir(p.task)), []).append(i)
         unsettled: list[tuple[Task, BenchReference, list[int]]] = []
-        for key_dir, indices in by_task.items():
-            with self._bench_lock:
-                future = self._benches.get(key_dir)
+        for indices in by_task.values():
+            future = self.benches.future(prepared[indices[0]].task)
             if future is None or not future.done() or future.exception() is not None:
                 continue  # never built (no correct candidate), failed, or dropped to make room
             bench: BenchReference = future.result()
@@ -303,10 +316,7 @@ class Evaluator:
         if unsettled:
             # The spare for the next candidate would bring up its CUDA context now, beside the
             # timings: the next batch starts its first worker afresh instead.
-            with self._spare_lock:
-                if self._spare is not None:
-                    self._spare.discard()
-                    self._spare = None
+            self.spares.discard()
         for task, bench, indices in unsettled:
             began = time.perf_counter()
             try:
@@ -337,7 +347,7 @@ class Evaluator:
             ev.reward = hierarchical_reward("correct", ev.speedups["serial"]["value"])
         return True
 
-    def _next_runnable(self, prepared: list[_Prepared], pending: list[int]) -> int:
+    def next_runnable(self, prepared: list[Prepared], pending: list[int]) -> int:
         """The first pending item that can run without waiting (compiled, its bench data built or not
         needed); failing that, a compiled one whose task's bench data comes soonest (the smallest of
         those being built, else the first), so its correctness cases run while the data is built;
@@ -361,8 +371,7 @@ class Evaluator:
                 else:
                     waiting.append(i)
             if waiting:
-                with self._bench_lock:
-                    building = [i for i in waiting if str(self._task_dir(prepared[i].task)) in self._benches]
+                building = [i for i in waiting if self.benches.future(prepared[i].task) is not None]
                 if building:
                     return min(building, key=lambda i: bench_bytes(prepared[i].task, input_sets))
                 return waiting[0]
@@ -370,7 +379,7 @@ class Evaluator:
                 return pending[0]
             wait(compiles, timeout=1.0, return_when=FIRST_COMPLETED)
 
-    def _missing(self, p: _Prepared) -> tuple[list[Future], bool]:
+    def _missing(self, p: Prepared) -> tuple[list[Future], bool]:
         """What `p` would wait for if it ran now: its unfinished compiles, and whether its task's bench
         data is still to be built (or being built)."""
         if p.candidate is None:
@@ -385,21 +394,20 @@ class Evaluator:
             return unbuilt, False
         if not self.config.timing or not p.candidate.result().ok:
             return [], False
-        with self._bench_lock:
-            bench = self._benches.get(str(self._task_dir(p.task)))
+        bench = self.benches.future(p.task)
         return [], bench is None or not bench.done()
 
     def _uses_device_check(self, task: Task, target: str) -> bool:
         return self.config.timing and target == "cuda" and task.convention == "device"
 
     # ---- stages ----------------------------------------------------------------------------
-    def _prepare(self, task: Task, source: str, target: str, baselines: dict[str, str]) -> _Prepared:
+    def _prepare(self, task: Task, source: str, target: str, baselines: dict[str, str]) -> Prepared:
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r} (known: {', '.join(TARGETS)})")
         started = time.perf_counter()
         findings = screen.screen(source, target)
         if self.config.static_screen and screen.blocking(findings):
-            return _Prepared(task, source, target, findings, None, {}, started)
+            return Prepared(task, source, target, findings, None, {}, started)
         kind: Kind = "cuda" if target == "cuda" else "cpu"
         if self._uses_device_check(task, target):
             self._device_check_build()  # beside the first candidates: workers need it only to time
@@ -416,7 +424,7 @@ class Evaluator:
             built.add_done_callback(
                 lambda future: future.exception() or self._library_findings(future.result(), target)
             )
-        return _Prepared(
+        return Prepared(
             task,
             source,
             target,
@@ -443,7 +451,7 @@ class Evaluator:
         params, names = _params(task), [a.name for a in task.args]
         return lambda source, kind: self.compiler.submit(source, kind, task.function, params, names)
 
-    def _finish(self, p: _Prepared) -> Evaluation:
+    def _finish(self, p: Prepared) -> Evaluation:
         task = p.task
         ev = Evaluation(
             task_id=task.id,
@@ -485,7 +493,7 @@ class Evaluator:
                     f"{result.diagnostics.splitlines()[0] if result.diagnostics else ''}"
                 )
         t0 = time.perf_counter()
-        tests = self._test_reference(task)
+        tests = self.case_reference(task)
         ev.seconds["reference"] = time.perf_counter() - t0
         # The harness library the worker perturbs with is compiled first: a compile takes a hold of its
         # own, and waiting on one under this hold could stall a timing.
@@ -515,7 +523,7 @@ class Evaluator:
             hold.release()
         return self._done(ev, p)
 
-    def _done(self, ev: Evaluation, p: _Prepared) -> Evaluation:
+    def _done(self, ev: Evaluation, p: Prepared) -> Evaluation:
         ev.fingerprint = self._fingerprint(p.target)
         ev.seconds["total"] = time.perf_counter() - p.started
         if ev.reward is None and ev.status != "correct":
@@ -571,7 +579,8 @@ class Evaluator:
             tc.serial_max_rounds,
         )
 
-    def _test_reference(self, task: Task) -> TestReference:
+    def case_reference(self, task: Task) -> TestReference:
+        """The task's correctness cases with their expected outputs, made once per task."""
         key = str(self._task_dir(task))
         if key not in self._tests:
             start = time.perf_counter()
@@ -587,21 +596,9 @@ class Evaluator:
             self._tests[key] = TestReference(cases, time.perf_counter() - start)
         return self._tests[key]
 
-    def _bench_reference(self, task: Task) -> BenchReference:
-        """The bench-size data, built once per task: by the first caller, or by the prefetcher."""
-        key = str(self._task_dir(task))
-        with self._bench_lock:
-            future = self._benches.get(key)
-            self._idle.pop(key, None)  # in use again: not to be evicted
-            owner = future is None
-            if owner:
-                future = self._benches[key] = Future()
-        if owner:
-            try:
-                future.set_result(self._build_bench_reference(task))
-            except BaseException as exc:  # handed to every waiter, not swallowed
-                future.set_exception(exc)
-        return future.result()
+    def bench_reference(self, task: Task) -> BenchReference:
+        """The task's bench-size data, built once and cached (see `BenchCache`)."""
+        return self.benches.get(task)
 
     def prefetch(self, tasks: list[Task], threads: int = 1) -> None:
         """Build bench references in the background while candidates run on the device: `threads + 1`
@@ -611,72 +608,20 @@ class Evaluator:
         a multi-gigabyte task is built beside the others' candidates instead of last. Builds run
         side by side; their serial timings take turns (`TimingTurn`), though the builds still load
         the machine the serial baseline is timed on."""
-        if not self.config.timing:
-            return
-        if self._prefetcher is None:
-            self._prefetcher = ThreadPoolExecutor(
-                max_workers=threads, thread_name_prefix="regrapht-reference"
-            )
-            self._lookahead = threads + 1
-        batch = list({str(t.root): t for t in tasks}.values())
-        with self._bench_lock:
-            for task in batch:
-                self._released.discard(str(self._task_dir(task)))  # needed again: may be built ahead again
-        for task in build_order(batch, self.config.timing_config.input_sets):
-            self._prefetcher.submit(self._prefetch_one, task)
-
-    def _prefetch_one(self, task: Task) -> None:
-        key = str(self._task_dir(task))
-        size = bench_bytes(task, self.config.timing_config.input_sets, self.config.timing_config.fresh_inputs)
-        cap = self.config.reference_cache_bytes()
-        with self._bench_lock:
-            while True:
-                if self._closing or key in self._released or key in self._benches:
-                    return  # kept or built already, being built by a candidate that needed it, or not needed
-                if (
-                    len(self._prefetched) < self._lookahead
-                    or sum(self._prefetched.values()) + sum(self._idle.values()) + size <= cap
-                ):
-                    break
-                self._bench_lock.wait(timeout=1.0)
-            self._prefetched[key] = size
-        self._bench_reference(task)
+        if self.config.timing:
+            self.benches.prefetch(tasks, threads)
 
     def release(self, task: Task) -> None:
-        """Say that no candidate queued now needs a task's bench data. The data stays while the
-        retained data of released tasks fits `reference_cache_gib` (the least recently released go
-        first), so a search that evaluates a task batch after batch builds it, and times its serial
-        baseline, once. Data still being built is dropped when its build ends."""
-        key = str(self._task_dir(task))
-        dropped: list[Future] = []
-        with self._bench_lock:
-            future = self._benches.get(key)
-            self._released.add(key)
-            self._prefetched.pop(key, None)
-            if future is not None and future.done() and future.exception() is None:
-                self._idle.pop(key, None)
-                self._idle[key] = future.result().held_bytes
-                dropped = self._evict_locked()
-            elif future is not None:
-                dropped = [self._benches.pop(key)]
-            self._bench_lock.notify_all()
-        for gone in dropped:
-            gone.add_done_callback(self._forget_bench)
+        """Say that no candidate queued now needs a task's bench data (see `BenchCache.release`): it
+        stays while the retained data fits `reference_cache_gib`."""
+        self.benches.release(task)
 
-    def _forget_bench(self, future: Future) -> None:
+    def _forget_bench(self, bench: BenchReference) -> None:
         """A dropped task's bench data: its files, and its expected outputs on the device."""
-        _remove_bench_files(future)
+        shutil.rmtree(bench.dir, ignore_errors=True)
         judge = self._device_judge
-        if judge is not None and future.exception() is None:
-            judge.forget(str(future.result().dir))
-
-    def _evict_locked(self) -> list[Future]:
-        cap = self.config.reference_cache_bytes()
-        dropped = []
-        while self._idle and sum(self._idle.values()) > cap:
-            key, _ = self._idle.popitem(last=False)
-            dropped.append(self._benches.pop(key))
-        return dropped
+        if judge is not None:
+            judge.forget(str(bench.dir))
 
     def _build_bench_reference(self, task: Task) -> BenchReference:
         start = time.perf_counter()
@@ -969,7 +914,7 @@ class Evaluator:
 
     def _run_candidate(
         self, task: Task, target: str, libs: dict[str, str], tests: TestReference, hold: Hold | None = None
-    ) -> _Run:
+    ) -> CandidateRun:
         """Run the candidate's worker under `hold` (the caller's hold on the quiet gate; taken here
         for the worker's run when None), given back while the worker waits for its bench data."""
         job_dir = self._job_dir()
@@ -989,7 +934,7 @@ class Evaluator:
         if self.config.timing and not job["device_buffers"]:
             job["host_perturb"] = self._host_perturb_library()
         job["sandbox"] = self._sandbox_spec(task, job, job_dir)
-        run = _Run(job_dir=job_dir)
+        run = CandidateRun(job_dir=job_dir)
         checker = load_checker(task)
         first_runs: dict[int, dict[str, Any]] = {}
 
@@ -1006,14 +951,14 @@ class Evaluator:
                 run.judged[index] = result
                 return "stop" if result.status != "correct" else None
             if event == Event.TIMING and uses_cuda:
-                self._open_spare_context()  # measured: the next one's context may come up now
+                self.spares.open_context()  # measured: the next one's context may come up now
                 return None
             if event == Event.READY_FOR_TIMING:
                 # Every case passed: now (and only now) the bench-size data is worth preparing. The
                 # worker waits idle meanwhile, so the serial timing it may wait for runs without it.
                 hold.release()
                 try:
-                    run.bench = self._bench_reference(task)
+                    run.bench = self.benches.get(task)
                 except ReferenceError as exc:
                     run.bench_error = exc
                     return "stop"
@@ -1052,9 +997,9 @@ class Evaluator:
         own_hold = hold is None
         if hold is None:
             hold = self._quiet.hold()
-        spare = self._take_spare() if uses_cuda else None
+        spare = self.spares.take() if uses_cuda else None
         if uses_cuda:
-            self._start_spare(job["libcudart"])  # the next candidate's: Python now, CUDA after this one
+            self.spares.start(job["libcudart"])  # the next candidate's: Python now, CUDA after this one
         try:
             run.outcome = run_worker(
                 job,
@@ -1069,7 +1014,7 @@ class Evaluator:
             if own_hold:
                 hold.release()
             if uses_cuda:
-                self._open_spare_context()
+                self.spares.open_context()
         report = run.outcome.last(Event.SANDBOX)
         if job["sandbox"] is not None and report is not None and report.get("broken"):
             # Before any candidate code loaded, the harness's own calls failed inside the sandbox:
@@ -1169,7 +1114,7 @@ class Evaluator:
             self._retire_device_judge(f"staging expected outputs failed: {exc}")
             return False
 
-    def _judge_anchor(self, task: Task, run: _Run, message: dict[str, Any]) -> bool:
+    def _judge_anchor(self, task: Task, run: CandidateRun, message: dict[str, Any]) -> bool:
         """Judge the output a worker kept in device memory for a checked timed call, where it lies;
         True when judged. The call is an input set's first checked one, or (fresh inputs) any
         checked call, named by its slot. False for anything else (a malformed or repeated message,
@@ -1232,32 +1177,8 @@ class Evaluator:
             with contextlib.suppress(CudaError):
                 judge.close()
 
-    def _take_spare(self) -> SpareWorker | None:
-        """The spare started after the previous candidate, if any; the runner checks it is alive."""
-        with self._spare_lock:
-            spare, self._spare = self._spare, None
-        return spare
-
-    def _start_spare(self, libcudart: str) -> None:
-        """Start the next candidate's process as this one starts: Python comes up beside it (on other
-        cores; it loads no candidate code and touches no device). A single evaluation gets none (from
-        the second cuda candidate of an evaluator on)."""
-        self._cuda_runs += 1
-        if not self.config.spare_worker or self._closing or self._cuda_runs < 2:
-            return
-        with self._spare_lock:
-            if self._spare is None:
-                self._spare = SpareWorker(libcudart)
-
-    def _open_spare_context(self) -> None:
-        """The spare's CUDA context comes up once the running candidate is measured (or gone), so it
-        overlaps that candidate's exit, the verdict and the next compile, never a measurement."""
-        with self._spare_lock:
-            if self._spare is not None:
-                self._spare.open_context()
-
     # ---- verdicts ----------------------------------------------------------------------------
-    def _judge(self, ev: Evaluation, task: Task, target: str, run: _Run) -> None:
+    def _judge(self, ev: Evaluation, task: Task, target: str, run: CandidateRun) -> None:
         if verdicts.judge_run(ev, run.outcome, run.judged, self.config.memory_limit_gib) and self.config.timing:
             assert run.bench is not None
             self._judge_timing(ev, task, target, run.bench, run.outcome, run.device_verdicts)
@@ -1299,30 +1220,11 @@ class Evaluator:
         }
 
 
-def build_order(tasks: list[Task], input_sets: int) -> list[Task]:
-    """The order to build bench data in, from both ends of the size ranking in turn: the cheapest
-    (the device gets work soonest), the largest (the longest builds overlap the most device work),
-    the next cheapest, the next largest... With several build threads, small tasks keep arriving
-    for the device while the large ones are built beside them."""
-    ranked = sorted(tasks, key=lambda t: bench_bytes(t, input_sets))
-    order = []
-    while ranked:
-        order.append(ranked.pop(0))
-        if ranked:
-            order.append(ranked.pop())
-    return order
-
-
 def _read_between_guards(path: Path, dtype: np.dtype) -> np.ndarray:
     """A reference output file's data, read straight into this process's memory (one copy): the
     expected values never stay in a file a candidate's process could read."""
     count = max(0, path.stat().st_size - 2 * GUARD_BYTES) // np.dtype(dtype).itemsize
     return np.fromfile(path, dtype=dtype, count=count, offset=GUARD_BYTES)
-
-
-def _remove_bench_files(future: Future) -> None:
-    if future.exception() is None:
-        shutil.rmtree(future.result().dir, ignore_errors=True)
 
 
 
