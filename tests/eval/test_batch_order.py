@@ -24,7 +24,7 @@ def test_a_task_whose_bench_data_is_being_built_is_passed_over(build_cache, vec_
     slow_build = threading.Event()
     with Evaluator(quick_config(build_cache, reference_threads=2)) as evaluator:
         evaluator.bench_reference(host)  # built: the host task's candidates are ready to run
-        build = evaluator._build_bench_reference
+        build = evaluator.oracle.build_bench_reference
 
         def slow_for_vec_scale(task):
             if task.id == vec_scale.id:
@@ -32,16 +32,16 @@ def test_a_task_whose_bench_data_is_being_built_is_passed_over(build_cache, vec_
                 time.sleep(2.0)
             return build(task)
 
-        evaluator._build_bench_reference = slow_for_vec_scale
+        evaluator.oracle.build_bench_reference = slow_for_vec_scale
         finished: list[tuple[str, str]] = []
-        finish = evaluator._finish
+        finish = evaluator.finish
 
         def logged(p):
             ev = finish(p)
             finished.append((p.task.id, p.source))
             return ev
 
-        evaluator._finish = logged
+        evaluator.finish = logged
         first, second = candidate("correct.cpp"), candidate("correct.cpp") + "\n// again\n"
         items = [
             (vec_scale, first, "cpu"),

@@ -92,7 +92,7 @@ def test_arrays_with_nothing_to_perturb_are_left_alone():
 @pytest.fixture(scope="module")
 def host_library(build_cache) -> str:
     with Evaluator(quick_config(build_cache)) as evaluator:
-        library = evaluator._host_perturb_library()
+        library = evaluator.jobs.host_perturb_library()
     assert library is not None
     return library
 
@@ -497,7 +497,7 @@ def test_checked_outputs_judged_on_the_device_are_judged_against_their_own_call(
     bench = BenchReference(tmp_path, sets, [1e-3] * 5, checked=checked)
     handles = {f"{j:02x}" * 64: outputs[j] for j in range(CHECKED_CALLS)}
     with Evaluator(quick_config(build_cache)) as evaluator:
-        evaluator._device_judge = StandInJudge(handles)
+        evaluator.device_judging.judge = StandInJudge(handles)
         run = CandidateRun(job_dir=tmp_path, bench=bench)
 
         def anchor(slot, round_index, handle_of, set_index=None):
@@ -508,13 +508,13 @@ def test_checked_outputs_judged_on_the_device_are_judged_against_their_own_call(
             return {"lib": "candidate", "round": round_index, "set": slot % 2, "slot": slot, "late": {},
                     "final": False, "files": {}, "judged_on_device": True}  # fmt: skip
 
-        assert evaluator._judge_anchor(vec_scale, run, anchor(0, 3, 0)) is True
+        assert evaluator.device_judging.judge_anchor(vec_scale, run, anchor(0, 3, 0)) is True
         assert run.device_verdicts[("candidate", 0)].problem is None
         right = judge_timing(evaluator, vec_scale, bench, run, [check(0, 3)])
         assert right.status == "correct", right.message
-        assert evaluator._judge_anchor(vec_scale, run, anchor(2, 9, 2, set_index=1)) is False  # not its set
-        assert evaluator._judge_anchor(vec_scale, run, anchor(0, 3, 0)) is False  # judged already
-        assert evaluator._judge_anchor(vec_scale, run, anchor(1, 5, 0)) is True  # slot 0's output for slot 1
+        assert evaluator.device_judging.judge_anchor(vec_scale, run, anchor(2, 9, 2, set_index=1)) is False  # not its set
+        assert evaluator.device_judging.judge_anchor(vec_scale, run, anchor(0, 3, 0)) is False  # judged already
+        assert evaluator.device_judging.judge_anchor(vec_scale, run, anchor(1, 5, 0)) is True  # slot 0's output for slot 1
         assert "`out`" in run.device_verdicts[("candidate", 1)].problem
         replayed = judge_timing(evaluator, vec_scale, bench, run, [check(0, 3), check(1, 5)])
         assert replayed.status == "integrity_violation", replayed.message

@@ -75,9 +75,9 @@ def test_the_key_names_the_machine_and_the_method():
 
 def test_the_compile_key_of_serial_cpp_covers_compiler_flags_and_cpu(evaluator, vec_scale):
     """The serial build's key is the compile cache's: source, flags, compiler version, CPU model."""
-    build = evaluator._serial_build(vec_scale)
+    build = evaluator.oracle.serial_build(vec_scale)
     assert build.key and "-O3" in build.flags
-    key, fields = evaluator._serial_key(vec_scale)
+    key, fields = evaluator.oracle.serial_key(vec_scale)
     assert fields["serial_build"] == build.key and fields["task_hash"] == vec_scale.content_hash()
 
 

@@ -138,16 +138,16 @@ def test_late_writes_in_correctness_cases_are_found_from_the_snapshot_file(tmp_p
 def _timed_run(evaluator, task, source: str):
     """A cpu candidate through the worker, with the worker's timed-call checks and the verdict."""
     from regrapht.eval import Evaluation
-    from regrapht.eval.evaluator import _params
+    from regrapht.eval.jobs import params as _params
 
     built = evaluator.compiler.compile(
         source, "cpu", task.function, _params(task), [a.name for a in task.args]
     )
     assert built.ok, built.diagnostics
-    run = evaluator._run_candidate(task, "cpu", {"candidate": built.library}, evaluator.case_reference(task))
+    run = evaluator.run_candidate(task, "cpu", {"candidate": built.library}, evaluator.case_reference(task))
     checks = run.outcome.last("timing")["checks"]
     ev = Evaluation(task.id, "cpu", "correct", "", "x")
-    evaluator._judge(ev, task, "cpu", run)
+    evaluator.judge(ev, task, "cpu", run)
     return checks, ev
 
 
@@ -240,7 +240,7 @@ def test_host_memory_counts_differences_like_late_elements():
 def test_slow_kernels_warm_up_once(build_cache, vec_scale, warmup_s, warmup_calls):
     """Three warm-up rounds, or one once `warmup_s` is spent: the timed samples are the other rounds."""
     from regrapht.eval import Evaluator
-    from regrapht.eval.evaluator import _params
+    from regrapht.eval.jobs import params as _params
     from tests.eval.conftest import candidate, quick_config
 
     config = quick_config(build_cache)
@@ -252,7 +252,7 @@ def test_slow_kernels_warm_up_once(build_cache, vec_scale, warmup_s, warmup_call
         built = evaluator.compiler.compile(
             candidate("correct.cpp"), "cpu", vec_scale.function, _params(vec_scale), ["n", "a", "x", "out"]
         )
-        run = evaluator._run_candidate(
+        run = evaluator.run_candidate(
             vec_scale, "cpu", {"candidate": built.library}, evaluator.case_reference(vec_scale)
         )
     rounds = len(run.outcome.all("timing_progress"))
@@ -285,7 +285,7 @@ def test_timed_rounds_visit_every_input_set_equally(build_cache, vec_scale):
     `max_rounds`): with the quick config's 0.3 s budget, a loaded machine ran as few as 8 rounds and
     left too few whole blocks to judge (2 failures in 5 runs on a 2-core machine)."""
     from regrapht.eval import Evaluator, TimingConfig
-    from regrapht.eval.evaluator import _params
+    from regrapht.eval.jobs import params as _params
     from tests.eval.conftest import candidate, quick_config
 
     fixed = TimingConfig(
@@ -300,7 +300,7 @@ def test_timed_rounds_visit_every_input_set_equally(build_cache, vec_scale):
         built = evaluator.compiler.compile(
             candidate("correct.cpp"), "cpu", vec_scale.function, _params(vec_scale), ["n", "a", "x", "out"]
         )
-        run = evaluator._run_candidate(
+        run = evaluator.run_candidate(
             vec_scale, "cpu", {"candidate": built.library}, evaluator.case_reference(vec_scale)
         )
     timing = run.outcome.last("timing")
