@@ -15,7 +15,7 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,26 +24,26 @@ import numpy as np
 import regrapht
 from regrapht.eval import sandbox, screen, symbols, toolchain, verdicts
 from regrapht.eval.bench_cache import BenchCache, build_order
+from regrapht.eval.candidates import CandidateRun, CandidateRunner, SandboxPolicy, SandboxUnavailable
 from regrapht.eval.compile import Compiler, CompileResult, Kind
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.device_judging import DeviceJudging
 from regrapht.eval.jobs import DEVICE_CHECK_SOURCE, HOST_PERTURB_SOURCE, Jobs, params
 from regrapht.eval.oracle import Oracle, ReferenceError
-from regrapht.eval.protocol import Event, anchor_reply, timing_reply
-from regrapht.eval.record import CaseResult, Evaluation, hierarchical_reward
+from regrapht.eval.record import Evaluation, hierarchical_reward
 from regrapht.eval.reference import (
     BenchReference,
     TestReference,
     bench_bytes,
 )
-from regrapht.eval.runner import Reply, WorkerOutcome, run_worker
+from regrapht.eval.runner import WorkerOutcome
 from regrapht.eval.scratch import OWNER_FILE, make_workdir, sweep_stale_scratch
 from regrapht.eval.spares import SparePool
 from regrapht.eval.stats import speedup, summarize
 from regrapht.eval.timing_turn import Hold, QuietGate
 from regrapht.eval.timing_verdict import DeviceVerdict, TimingJudge
 from regrapht.eval.verdicts import CANARY, GUARD_BYTES, POISON
-from regrapht.tasks import Task, derive_seed, load_checker
+from regrapht.tasks import Task, derive_seed
 
 # Names callers import from here, some of them defined in the modules this one was split into.
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "OWNER_FILE",
     "POISON",
     "TARGETS",
+    "CandidateRun",
     "DeviceVerdict",
     "Evaluator",
     "ReferenceError",
@@ -64,24 +65,6 @@ __all__ = [
 ]
 
 TARGETS = ("cuda", "cpu")
-
-
-class SandboxUnavailable(RuntimeError):
-    """`EvalConfig.require_sandbox` is set and the OS sandbox cannot be had (or broke the harness)."""
-
-
-@dataclass
-class CandidateRun:
-    """One candidate's worker run: its messages and what the parent judged while it ran."""
-
-    job_dir: Path
-    outcome: WorkerOutcome = field(default_factory=WorkerOutcome)
-    judged: dict[int, CaseResult] = field(default_factory=dict)
-    bench: BenchReference | None = None
-    bench_error: ReferenceError | None = None
-    # Timed outputs the parent judged in the worker's device memory, by (lib, input set).
-    device_verdicts: dict[tuple[str, Any], DeviceVerdict] = field(default_factory=dict)
-    sandbox: dict[str, Any] = field(default_factory=dict)  # what confined the worker (record's field)
 
 
 @dataclass
@@ -120,7 +103,6 @@ class Evaluator:
             tc.input_sets,
             on_drop=self._forget_bench,
         )
-        self._device: dict[str, Any] | None = None
         self.spares = SparePool(self.config.spare_worker)
         self.device_judging = DeviceJudging()
         # Bench builds, compiles and workers side by side; serial timings one by one, alone.
@@ -131,9 +113,17 @@ class Evaluator:
         )
         self._batches = 0  # evaluate_many calls in progress: their serial timings are settled at the end
         self._timed: dict[int, list[float]] = {}  # id(record) -> its candidate's samples, within a batch
-        # Why candidates run unconfined: turned off, or the sandbox broke the harness's own calls on
-        # this machine (then every later candidate runs without it, and its record says why).
-        self._sandbox_off: str | None = None if self.config.sandbox else "turned off (EvalConfig.sandbox)"
+        self.sandbox_policy = SandboxPolicy(self.config)
+        self.candidates = CandidateRunner(
+            self.config,
+            self.jobs,
+            self.benches,
+            self.device_judging,
+            self.spares,
+            self._quiet,
+            self.sandbox_policy,
+            lambda task, job, job_dir: self.sandbox_spec(task, job, job_dir),
+        )
         self._symbol_findings: dict[str, list[screen.Finding]] = {}
         self._symbol_lock = threading.Lock()
         if self.config.require_sandbox:
@@ -300,7 +290,7 @@ class Evaluator:
         return [], bench is None or not bench.done()
 
     def _uses_device_check(self, task: Task, target: str) -> bool:
-        return self.config.timing and target == "cuda" and task.convention == "device"
+        return self.candidates.uses_device_check(task, target)
 
     # ---- stages ----------------------------------------------------------------------------
     def prepare(self, task: Task, source: str, target: str, baselines: dict[str, str]) -> Prepared:
@@ -465,152 +455,12 @@ class Evaluator:
     def run_candidate(
         self, task: Task, target: str, libs: dict[str, str], tests: TestReference, hold: Hold | None = None
     ) -> CandidateRun:
-        """Run the candidate's worker under `hold` (the caller's hold on the quiet gate; taken here
-        for the worker's run when None), given back while the worker waits for its bench data."""
-        job_dir = self.jobs.job_dir()
-        uses_cuda = target == "cuda"
-        job = self.jobs.job(
-            task,
-            libs,
-            tests.cases,
-            ["candidate"],
-            job_dir,
-            uses_cuda=uses_cuda,
-            device_buffers=uses_cuda and task.convention == "device",
-            runs=2,
-            measure_bandwidth=self._device is None,
-        )
-        job["await_timing"] = self.config.timing
-        job["device_check"] = self.jobs.device_check_library() if self._uses_device_check(task, target) else None
-        if self.config.timing and not job["device_buffers"]:
-            job["host_perturb"] = self.jobs.host_perturb_library()
-        job["sandbox"] = self.sandbox_spec(task, job, job_dir)
-        run = CandidateRun(job_dir=job_dir)
-        checker = load_checker(task)
-        first_runs: dict[int, dict[str, Any]] = {}
-
-        def on_message(message: dict[str, Any]) -> Reply:
-            event = message.get("event")
-            if event == Event.CASE_DONE and message["lib"] == "candidate":
-                # Judged as they arrive: the first failure ends the worker, since timing a wrong
-                # candidate would only spend device time.
-                index = message["case"]
-                if message["run"] == 0:
-                    first_runs[index] = message
-                    return None
-                result = verdicts.judge_case(task, tests.cases[index], [first_runs[index], message], checker)
-                run.judged[index] = result
-                return "stop" if result.status != "correct" else None
-            if event == Event.TIMING and uses_cuda:
-                self.spares.open_context()  # measured: the next one's context may come up now
-                return None
-            if event == Event.READY_FOR_TIMING:
-                # Every case passed: now (and only now) the bench-size data is worth preparing. The
-                # worker waits idle meanwhile, so the serial timing it may wait for runs without it.
-                hold.release()
-                try:
-                    run.bench = self.benches.get(task)
-                except ReferenceError as exc:
-                    run.bench_error = exc
-                    return "stop"
-                finally:
-                    hold.resume(urgent=True)  # it holds the device: no pending timing goes first
-                tc = self.config.timing_config
-                spec = self.jobs.timing_spec(
-                    task,
-                    run.bench.dir,
-                    run.bench.nbytes,
-                    sorted(libs),
-                    ["candidate"],
-                    tc.budget_s,
-                    tc.max_rounds,
-                )
-                if run.bench.fresh:
-                    spec["fresh"] = {
-                        "slots": [[c.seed_index, c.perturb.key] for c in run.bench.checked if c.perturb],
-                        "arrays": {
-                            name: [b[name].to_list() if b[name] is not None else None for b in run.bench.bounds]
-                            for name in run.bench.bounds[0]
-                        },
-                    }
-                # Staged before the first timed call: memory the parent takes mid-timing would tell
-                # the candidate which of its calls are checked.
-                spec["judge_on_device"] = (
-                    job["device_check"] is not None
-                    and job["device_buffers"]
-                    and self.device_judging.stage(task, run.bench, job["libcudart"], job["device_check"])
-                )
-                return timing_reply(spec)
-            if event == Event.ANCHOR and run.bench is not None:
-                return anchor_reply(self.device_judging.judge_anchor(task, run, message))
-            return None
-
-        own_hold = hold is None
-        if hold is None:
-            hold = self._quiet.hold()
-        spare = self.spares.take() if uses_cuda else None
-        if uses_cuda:
-            self.spares.start(job["libcudart"])  # the next candidate's: Python now, CUDA after this one
-        try:
-            run.outcome = run_worker(
-                job,
-                job_dir / "job.json",
-                self.config.call_timeout_s,
-                self.config.total_timeout_s,
-                self.jobs.memory_limit(task),
-                on_message=on_message,
-                spare=spare,
-            )
-        finally:
-            if own_hold:
-                hold.release()
-            if uses_cuda:
-                self.spares.open_context()
-        report = run.outcome.last(Event.SANDBOX)
-        if job["sandbox"] is not None and report is not None and report.get("broken"):
-            # Before any candidate code loaded, the harness's own calls failed inside the sandbox:
-            # this machine's fault, never the candidate's. It runs again unconfined (unless required).
-            self._sandbox_broke(str(report["broken"]))
-            shutil.rmtree(job_dir, ignore_errors=True)
-            return self.run_candidate(task, target, libs, tests)
-        if job["sandbox"] is not None and report is None and run.outcome.last(Event.HELLO) is not None:
-            self._sandbox_broke("the worker sent no sandbox report: it ended while entering the sandbox")
-            shutil.rmtree(job_dir, ignore_errors=True)
-            return self.run_candidate(task, target, libs, tests)
-        if report is not None:
-            run.sandbox = {k: report.get(k) for k in ("landlock", "seccomp", "reason")}
-            if job["sandbox"].get("require") and not (report.get("landlock") and report.get("seccomp")):
-                raise SandboxUnavailable(
-                    f"EvalConfig.require_sandbox is set, but the worker could not be confined: {report.get('reason')}"
-                )
-        else:
-            run.sandbox = {"landlock": None, "seccomp": False, "reason": self._sandbox_off}
-        hello = run.outcome.last(Event.HELLO)
-        if uses_cuda and hello and "bandwidth_bytes_per_s" in hello and self._device is None:
-            self._device = hello
-        if run.bench_error is not None:
-            raise run.bench_error
-        return run
+        """Run the candidate's worker under `hold` (see `CandidateRunner.run`)."""
+        return self.candidates.run(task, target, libs, tests, hold)
 
     def sandbox_spec(self, task: Task, job: dict[str, Any], job_dir: Path) -> dict[str, Any] | None:
-        """What the worker may read (its inputs, its libraries; the system's libraries it adds itself)
-        and write (its scratch), or None when candidates run unconfined."""
-        if self._sandbox_off is not None:
-            return None
-        libraries = [*job["libs"].values(), job.get("device_check") or "", job.get("host_perturb") or ""]
-        read = [str(self.jobs.task_dir(task))] + [str(Path(lib).parent) for lib in libraries if lib]
-        if job["libcudart"]:
-            read.append(str(Path(job["libcudart"]).parent))
-        cuda_home = toolchain.cuda_home()
-        if cuda_home is not None:
-            read.append(str(cuda_home))
-        return {"read": read, "write": [job["out_dir"]], "require": self.config.require_sandbox}
-
-    def _sandbox_broke(self, problem: str) -> None:
-        reason = f"the sandbox broke the harness's own calls on this machine, so candidates run unconfined: {problem}"
-        if self.config.require_sandbox:
-            raise SandboxUnavailable(f"EvalConfig.require_sandbox is set, but {reason}")
-        self._sandbox_off = reason
+        """What the candidate's worker may read and write (see `SandboxPolicy.spec`), or None."""
+        return self.sandbox_policy.spec(self.jobs.task_dir(task), job)
 
     # ---- the old private names, for callers outside eval/ that still use them ----------------------
     # (benchmarks/size_probe.py); new code uses `jobs` and `oracle`.
@@ -618,7 +468,7 @@ class Evaluator:
         return self.jobs.job_dir()
 
     def _job(self, task: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        kwargs.setdefault("measure_bandwidth", self._device is None)
+        kwargs.setdefault("measure_bandwidth", self.candidates.device is None)
         return self.jobs.job(task, *args, **kwargs)
 
     def _timing_spec(self, task: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -641,7 +491,7 @@ class Evaluator:
 
     def timing_judge(self) -> TimingJudge:
         """The judge of timing reports with this evaluator's settings, secret and measured GPU."""
-        return TimingJudge(self.config, self.secret, self._device)
+        return TimingJudge(self.config, self.secret, self.candidates.device)
 
     def _judge_timing(
         self,
@@ -659,7 +509,7 @@ class Evaluator:
     # ---- environment -------------------------------------------------------------------------
     def _fingerprint(self, target: str) -> dict[str, Any]:
         gpu = toolchain.gpus()[0] if target == "cuda" and toolchain.gpus() else None
-        device = self._device or {}
+        device = self.candidates.device or {}
         return {
             "target": target,
             "gpu": gpu.name if gpu else None,
