@@ -14,8 +14,7 @@ import shutil
 import threading
 import time
 from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import dataclass
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ import numpy as np
 
 import regrapht
 from regrapht.eval import sandbox, screen, symbols, toolchain, verdicts
+from regrapht.eval.batch import Prepared, next_runnable, restate_serial
 from regrapht.eval.bench_cache import BenchCache, build_order
 from regrapht.eval.candidates import CandidateRun, CandidateRunner, SandboxPolicy, SandboxUnavailable
 from regrapht.eval.compile import Compiler, CompileResult, Kind
@@ -39,11 +39,10 @@ from regrapht.eval.reference import (
 from regrapht.eval.runner import WorkerOutcome
 from regrapht.eval.scratch import OWNER_FILE, make_workdir, sweep_stale_scratch
 from regrapht.eval.spares import SparePool
-from regrapht.eval.stats import speedup, summarize
 from regrapht.eval.timing_turn import Hold, QuietGate
 from regrapht.eval.timing_verdict import DeviceVerdict, TimingJudge
 from regrapht.eval.verdicts import CANARY, GUARD_BYTES, POISON
-from regrapht.tasks import Task, derive_seed
+from regrapht.tasks import Task
 
 # Names callers import from here, some of them defined in the modules this one was split into.
 __all__ = [
@@ -52,6 +51,7 @@ __all__ = [
     "GUARD_BYTES",
     "HOST_PERTURB_SOURCE",
     "OWNER_FILE",
+    "Prepared",
     "POISON",
     "TARGETS",
     "CandidateRun",
@@ -65,19 +65,6 @@ __all__ = [
 ]
 
 TARGETS = ("cuda", "cpu")
-
-
-@dataclass
-class Prepared:
-    """An item of a batch before it runs: screened, and its compiles submitted."""
-
-    task: Task
-    source: str
-    target: str
-    findings: list[screen.Finding]
-    candidate: Future | None
-    baselines: dict[str, Future]
-    started: float
 
 
 _params = params  # the old name, imported by suitecheck and the size probe
@@ -221,55 +208,19 @@ class Evaluator:
             bench.serial_samples, bench.serial = baseline.samples, baseline.to_record()
             settle_s = round(time.perf_counter() - began, 4)
             for i in indices:
-                if self._restate_serial(results[i], task, bench):
+                if restate_serial(results[i], self._timed.get(id(results[i])), task, bench, self.secret):
                     # The task's, as bench_build is: a cost of the batch's end, not of each record.
                     results[i].seconds["serial_settle"] = settle_s
 
-    def _restate_serial(self, ev: Evaluation, task: Task, bench: BenchReference) -> bool:
-        """A record's serial timing, speedup over serial and reward, from the task's settled baseline;
-        False for a record that was never timed."""
-        candidate = self._timed.get(id(ev))
-        if candidate is None or "serial" not in ev.timings:
-            return False
-        serial = bench.serial_samples
-        ev.timings["serial"] = {**summarize(serial, serial, serial).to_dict(), **bench.serial}
-        seed = derive_seed(self.secret, task.id, "bootstrap")
-        ev.speedups["serial"] = speedup(serial, candidate, "serial", seed).to_dict()
-        if ev.status == "correct" and ev.reward_baseline == "serial":
-            ev.reward = hierarchical_reward("correct", ev.speedups["serial"]["value"])
-        return True
-
     def next_runnable(self, prepared: list[Prepared], pending: list[int]) -> int:
-        """The first pending item that can run without waiting (compiled, its bench data built or not
-        needed); failing that, a compiled one whose task's bench data comes soonest (the smallest of
-        those being built, else the first), so its correctness cases run while the data is built;
-        failing that, waits for the next compile to end."""
-        input_sets = self.config.timing_config.input_sets
-        while True:
-            blocked_tasks: set[str] = set()
-            compiles: list[Future] = []
-            waiting: list[int] = []
-            for i in pending:
-                p = prepared[i]
-                key = str(p.task.root)
-                if key in blocked_tasks:
-                    continue  # an earlier item of its task waits: one task's items keep their order
-                unbuilt, needs_bench = self._missing(p)
-                if not unbuilt and not needs_bench:
-                    return i
-                blocked_tasks.add(key)
-                if unbuilt:
-                    compiles.extend(unbuilt)
-                else:
-                    waiting.append(i)
-            if waiting:
-                building = [i for i in waiting if self.benches.future(prepared[i].task) is not None]
-                if building:
-                    return min(building, key=lambda i: bench_bytes(prepared[i].task, input_sets))
-                return waiting[0]
-            if not compiles:
-                return pending[0]
-            wait(compiles, timeout=1.0, return_when=FIRST_COMPLETED)
+        """The pending item to run next (see `batch.next_runnable`)."""
+        return next_runnable(
+            prepared,
+            pending,
+            self._missing,
+            lambda task: self.benches.future(task) is not None,
+            self.config.timing_config.input_sets,
+        )
 
     def _missing(self, p: Prepared) -> tuple[list[Future], bool]:
         """What `p` would wait for if it ran now: its unfinished compiles, and whether its task's bench
