@@ -33,19 +33,22 @@ class BenchCache:
     """Bench data by task. `build(task)` makes a task's data (a BenchReference: `held_bytes` is what it
     holds); `key(task)` names it (one key per task version); `size(task)` says, before a build, how
     many bytes it will hold; `cap_bytes` bounds the data built ahead and retained; `on_drop` receives
-    the data of a task dropped from the cache, to free what it holds outside memory."""
+    the data of a task dropped from the cache, to free what it holds outside memory. `cap_bytes` and
+    `input_sets` may be callables, read at each use."""
 
     def __init__(
         self,
         build: Callable[[Task], Any],
         key: Callable[[Task], str],
         size: Callable[[Task], int],
-        cap_bytes: int,
-        input_sets: int,
+        cap_bytes: int | Callable[[], int],
+        input_sets: int | Callable[[], int],
         on_drop: Callable[[Any], None] | None = None,
     ):
-        self.build, self.key, self.size = build, key, size
-        self.cap_bytes, self.input_sets, self.on_drop = cap_bytes, input_sets, on_drop
+        self.build, self.key, self.size, self.on_drop = build, key, size, on_drop
+        # Read at each use where given as callables: a caller may change its configuration later.
+        self._cap = cap_bytes if callable(cap_bytes) else lambda: cap_bytes
+        self._input_sets = input_sets if callable(input_sets) else lambda: input_sets
         self._benches: dict[str, Future] = {}
         self._lock = threading.Condition()
         self._prefetcher: ThreadPoolExecutor | None = None
@@ -95,7 +98,7 @@ class BenchCache:
         with self._lock:
             for task in batch:
                 self._released.discard(self.key(task))  # needed again: may be built ahead again
-        for task in build_order(batch, self.input_sets):
+        for task in build_order(batch, self._input_sets()):
             self._prefetcher.submit(self.build_ahead, task)
 
     def build_ahead(self, task: Task) -> None:
@@ -110,7 +113,7 @@ class BenchCache:
                     return  # kept or built already, being built by a candidate that needed it, or not needed
                 if (
                     len(self._prefetched) < self.lookahead
-                    or sum(self._prefetched.values()) + sum(self._idle.values()) + size <= self.cap_bytes
+                    or sum(self._prefetched.values()) + sum(self._idle.values()) + size <= self._cap()
                 ):
                     break
                 self._lock.wait(timeout=1.0)
@@ -143,8 +146,8 @@ class BenchCache:
             self.on_drop(future.result())
 
     def _evict_locked(self) -> list[Future]:
-        dropped = []
-        while self._idle and sum(self._idle.values()) > self.cap_bytes:
+        dropped, cap = [], self._cap()
+        while self._idle and sum(self._idle.values()) > cap:
             key, _ = self._idle.popitem(last=False)
             dropped.append(self._benches.pop(key))
         return dropped

@@ -51,7 +51,7 @@ class SandboxPolicy:
     says why)."""
 
     def __init__(self, config: EvalConfig):
-        self.require = config.require_sandbox
+        self.config = config
         self.off: str | None = None if config.sandbox else "turned off (EvalConfig.sandbox)"
 
     def spec(self, task_dir: Path, job: dict[str, Any]) -> dict[str, Any] | None:
@@ -66,11 +66,11 @@ class SandboxPolicy:
         cuda_home = toolchain.cuda_home()
         if cuda_home is not None:
             read.append(str(cuda_home))
-        return {"read": read, "write": [job["out_dir"]], "require": self.require}
+        return {"read": read, "write": [job["out_dir"]], "require": self.config.require_sandbox}
 
     def broke(self, problem: str) -> None:
         reason = f"the sandbox broke the harness's own calls on this machine, so candidates run unconfined: {problem}"
-        if self.require:
+        if self.config.require_sandbox:
             raise SandboxUnavailable(f"EvalConfig.require_sandbox is set, but {reason}")
         self.off = reason
 

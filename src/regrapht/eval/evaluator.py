@@ -81,16 +81,17 @@ class Evaluator:
         )
         self.workdir = make_workdir()
         self.jobs = Jobs(self.config, self.secret, self.compiler, self.workdir)
-        tc = self.config.timing_config
         self.benches = BenchCache(
             lambda task: self.oracle.build_bench_reference(task),
             lambda task: str(self.jobs.task_dir(task)),
-            lambda task: bench_bytes(task, tc.input_sets, tc.fresh_inputs),
-            self.config.reference_cache_bytes(),
-            tc.input_sets,
+            lambda task: bench_bytes(
+                task, self.config.timing_config.input_sets, self.config.timing_config.fresh_inputs
+            ),
+            self.config.reference_cache_bytes,
+            lambda: self.config.timing_config.input_sets,
             on_drop=self._forget_bench,
         )
-        self.spares = SparePool(self.config.spare_worker)
+        self.spares = SparePool(lambda: self.config.spare_worker)
         self.device_judging = DeviceJudging()
         # Bench builds, compiles and workers side by side; serial timings one by one, alone.
         self._quiet = QuietGate()

@@ -5,14 +5,15 @@ its CUDA context. One spare at most; it loads no candidate code until a job is h
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from regrapht.eval.runner import SpareWorker
 
 
 class SparePool:
-    """Holds at most one spare. `enabled` off (EvalConfig.spare_worker) starts none."""
+    """Holds at most one spare; starts none while `enabled()` is False (EvalConfig.spare_worker)."""
 
-    def __init__(self, enabled: bool):
+    def __init__(self, enabled: Callable[[], bool]):
         self.enabled = enabled
         self._spare: SpareWorker | None = None
         self._cuda_runs = 0
@@ -30,7 +31,7 @@ class SparePool:
         cores; it loads no candidate code and touches no device). A single evaluation gets none (from
         the second cuda candidate of an evaluator on)."""
         self._cuda_runs += 1
-        if not self.enabled or self._closing or self._cuda_runs < 2:
+        if not self.enabled() or self._closing or self._cuda_runs < 2:
             return
         with self._lock:
             if self._spare is None:
