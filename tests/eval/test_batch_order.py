@@ -169,7 +169,9 @@ def test_builds_run_ahead_past_the_count_while_their_data_fits():
     data of all three fits the cache's cap, and waits when it does not."""
     for cap, starts in ((1 << 30, True), (1000, False)):
         built: list[str] = []
-        cache = BenchCache(built.append, lambda task: f"/ref/{task.id}", lambda task: 8000, cap, 2)
+        cache = BenchCache(
+            lambda task: built.append(task.id), lambda task: f"/ref/{task.id}", lambda task: 8000, cap, 2
+        )
         cache.lookahead = 2
         cache.build_ahead(_sized("a", 2000))
         cache.build_ahead(_sized("b", 2000))

@@ -149,3 +149,14 @@ def test_every_message_kind_has_a_valid_example_that_passes() -> None:
 def test_malformed_messages_get_a_clear_error(message: object, says: str) -> None:
     with pytest.raises(ProtocolError, match=says.replace("(", r"\(").replace(")", r"\)")):
         check_message(message)
+
+
+def test_a_message_forged_by_the_candidate_is_refused_with_a_clear_error(unscreened, vec_scale) -> None:
+    """Candidate code shares the worker's process, so it can write to the result channel: what it
+    writes is checked like any message, and a malformed one ends the evaluation as a corrupted
+    channel (never a crash of the parent, never a verdict)."""
+    from tests.eval.conftest import candidate
+
+    ev = unscreened.evaluate(vec_scale, candidate("forges_message.cpp"), "cpu")
+    assert ev.status == "runtime_error", ev.message
+    assert "result channel was corrupted" in ev.message and "field 'case' is a str" in ev.message
