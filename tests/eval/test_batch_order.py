@@ -170,7 +170,7 @@ def test_builds_run_ahead_past_the_count_while_their_data_fits():
     for cap, starts in ((1 << 30, True), (1000, False)):
         built: list[str] = []
         cache = BenchCache(
-            lambda task: built.append(task.id), lambda task: f"/ref/{task.id}", lambda task: 8000, cap, 2
+            lambda task, built=built: built.append(task.id), lambda task: f"/ref/{task.id}", lambda task: 8000, cap, 2
         )
         cache.lookahead = 2
         cache.build_ahead(_sized("a", 2000))
