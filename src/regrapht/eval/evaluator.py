@@ -414,8 +414,15 @@ class Evaluator:
         """What the candidate's worker may read and write (see `SandboxPolicy.spec`), or None."""
         return self.sandbox_policy.spec(self.jobs.task_dir(task), job)
 
-    # ---- the old private names, for callers outside eval/ that still use them ----------------------
-    # (benchmarks/size_probe.py); new code uses `jobs` and `oracle`.
+    # ---- the old private names, for callers that still use them ------------------------------------
+    # (benchmarks/size_probe.py, eval/suitecheck.py, branches written before the split); new code
+    # uses case_reference, bench_reference, `jobs` and `oracle`.
+    def _test_reference(self, task: Task) -> TestReference:
+        return self.case_reference(task)
+
+    def _bench_reference(self, task: Task) -> BenchReference:
+        return self.bench_reference(task)
+
     def _job_dir(self) -> Path:
         return self.jobs.job_dir()
 
