@@ -117,6 +117,18 @@ VALID = {
 }
 
 
+def test_each_message_definition_names_the_fields_the_parent_checks() -> None:
+    """The typed definitions and the checks the parent applies cannot drift apart."""
+    from typing import get_type_hints
+
+    assert set(protocol.MESSAGES) == set(EVENTS)
+    for event, definition in protocol.MESSAGES.items():
+        required, optional = protocol.FIELDS[event]
+        assert set(get_type_hints(definition)) - {"event", "t"} == set(required) | set(optional), event
+    check_fields = set(protocol.CHECK_FIELDS[0]) | set(protocol.CHECK_FIELDS[1])
+    assert set(get_type_hints(protocol.Check)) == check_fields
+
+
 def test_every_message_kind_has_a_valid_example_that_passes() -> None:
     assert set(VALID) == set(EVENTS)
     for event, fields in VALID.items():

@@ -10,7 +10,7 @@ import tempfile
 import pytest
 
 from regrapht.eval import EvalConfig, Evaluator
-from regrapht.eval import evaluator as evaluator_mod
+from regrapht.eval import scratch as scratch_mod
 from regrapht.eval.scratch import OWNER_FILE, owner_context, process_start, sweep_stale_scratch
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc")
@@ -46,7 +46,7 @@ def test_only_folders_of_dead_owners_are_swept(tmp_path) -> None:
 
 def test_a_new_evaluator_sweeps_and_marks_its_own_folder(tmp_path, monkeypatch) -> None:
     # the scratch falls back to the temporary folder (as when /dev/shm is full): that one is swept too
-    monkeypatch.setattr(evaluator_mod, "_scratch_root", lambda: str(tmp_path))
+    monkeypatch.setattr(scratch_mod, "scratch_root", lambda: str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     stale = _folder(tmp_path, "stale", f"999999999 12345 {owner_context()}")
     with Evaluator(EvalConfig(timing=False)) as ev:

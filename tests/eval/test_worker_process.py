@@ -329,19 +329,21 @@ def test_timing_runs_at_least_min_s_within_the_budget():
 def test_the_serial_reference_reports_only_what_it_writes(build_cache, vec_scale, monkeypatch):
     """The trusted oracle's cases send back its outputs and nothing else (no inputs to check for
     changes, no snapshots at return), and its bench timing still yields samples."""
-    import regrapht.eval.evaluator as evaluator_module
+    import regrapht.eval.candidates as candidates_module
+    import regrapht.eval.oracle as oracle_module
     from regrapht.eval import Evaluator
     from tests.eval.conftest import quick_config
 
     seen = []
-    real = evaluator_module.run_worker
+    real = oracle_module.run_worker
 
     def recording(job, *args, **kwargs):
         outcome = real(job, *args, **kwargs)
         seen.append((job, outcome))
         return outcome
 
-    monkeypatch.setattr(evaluator_module, "run_worker", recording)
+    monkeypatch.setattr(oracle_module, "run_worker", recording)
+    monkeypatch.setattr(candidates_module, "run_worker", recording)
     with Evaluator(quick_config(build_cache)) as evaluator:
         bench = evaluator.bench_reference(vec_scale)
     job, outcome = seen[-1]

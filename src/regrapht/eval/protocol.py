@@ -147,6 +147,24 @@ class Done(Message, total=False):
     messages: int
 
 
+# The definition of each event's message (its fields beyond `event` and `t`).
+MESSAGES: dict[str, type] = {
+    Event.HELLO: Hello,
+    Event.SANDBOX: SandboxReport,
+    Event.LOADED: Loaded,
+    Event.CALLING: Calling,
+    Event.CASE_DONE: CaseDone,
+    Event.READY_FOR_TIMING: Message,
+    Event.TIMING_READY: Message,
+    Event.TIMING_PROGRESS: TimingProgress,
+    Event.ANCHOR: Anchor,
+    Event.TIMING: Timing,
+    Event.CUDA_ERROR: CudaErrorReport,
+    Event.ERROR: ErrorReport,
+    Event.DONE: Done,
+}
+
+
 # ---- parent -> worker (replies on the worker's stdin) ---------------------------------------------
 class TimingReply(TypedDict):
     timing: dict[str, Any] | None  # a TimingSpec; None: no timing
@@ -259,7 +277,7 @@ _BOOL = (bool,)
 _OPT_STR = (str, type(None))
 # event -> (required fields, optional fields), each field -> the JSON types it may take. bool is an
 # int in Python: where an int is required, a bool is refused explicitly in `_fits`.
-_FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]]] = {
+FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]]] = {
     Event.HELLO: (
         {"pid": _INT},
         {
@@ -298,7 +316,7 @@ _FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]
     Event.ERROR: ({"kind": _STR, "text": _STR}, {}),
     Event.DONE: ({"messages": _INT}, {}),
 }
-_CHECK_FIELDS: tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]] = (
+CHECK_FIELDS: tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]] = (
     {"lib": _STR, "round": _INT, "set": _INT, "late": _DICT, "final": _BOOL},
     {"slot": _INT, "files": _DICT, "same_as": _INT, "judged_on_device": _BOOL},
 )
@@ -338,7 +356,7 @@ def check_message(message: Any) -> dict[str, Any]:
         raise ProtocolError(f"unknown event {event!r}")
     if "t" in message and not _fits(message["t"], _NUM):
         raise ProtocolError(f"{event} message: field 't' is a {type(message['t']).__name__}")
-    _check_fields(f"{event} message", message, _FIELDS[event])
+    _check_fields(f"{event} message", message, FIELDS[event])
     if event == Event.TIMING:
         for lib, samples in message["samples"].items():
             if not isinstance(samples, dict) or any(
@@ -349,7 +367,7 @@ def check_message(message: Any) -> dict[str, Any]:
         for i, check in enumerate(message["checks"]):
             if not isinstance(check, dict):
                 raise ProtocolError(f"timing message: check {i} is not an object")
-            _check_fields(f"timing message, check {i}", check, _CHECK_FIELDS)
+            _check_fields(f"timing message, check {i}", check, CHECK_FIELDS)
             for name, where in check["late"].items():
                 if not isinstance(where, dict) or not all(_fits(where.get(k), _INT) for k in ("count", "first")):
                     raise ProtocolError(f"timing message, check {i}: late write of {name!r} is malformed")

@@ -10,7 +10,8 @@ import tempfile
 from pathlib import Path
 
 
-def _scratch_root() -> str | None:
+def scratch_root() -> str | None:
+    """/dev/shm where it has 4 GiB free, else None (the temporary folder)."""
     shm = Path("/dev/shm")
     try:
         if shm.is_dir() and shutil.disk_usage(shm).free > (4 << 30):
@@ -70,7 +71,7 @@ def make_workdir() -> Path:
     first: a /dev/shm filled by killed evaluators is what sends the scratch to the temporary folder."""
     sweep_stale_scratch("/dev/shm" if Path("/dev/shm").is_dir() else None)
     sweep_stale_scratch(None)
-    workdir = Path(tempfile.mkdtemp(prefix="regrapht-eval-", dir=_scratch_root()))
+    workdir = Path(tempfile.mkdtemp(prefix="regrapht-eval-", dir=scratch_root()))
     started, context = process_start(os.getpid()), owner_context()
     if started is not None and context is not None:
         (workdir / OWNER_FILE).write_text(f"{os.getpid()} {started} {context}\n")
