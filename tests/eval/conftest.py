@@ -54,11 +54,11 @@ def candidate(name: str, folder: str = "hostile_cpu") -> str:
 @pytest.fixture()
 def reference_job(evaluator, vec_scale):
     """A job for the serial reference on the test cases of vec_scale: (job, its folder, cases)."""
-    tests = evaluator._test_reference(vec_scale)
-    job_dir = evaluator._job_dir()
-    job = evaluator._job(
+    tests = evaluator.case_reference(vec_scale)
+    job_dir = evaluator.jobs.job_dir()
+    job = evaluator.jobs.job(
         vec_scale,
-        {"reference": evaluator._serial_library(vec_scale)},
+        {"reference": evaluator.oracle.serial_library(vec_scale)},
         tests.cases,
         ["reference"],
         job_dir,

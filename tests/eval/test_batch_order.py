@@ -12,7 +12,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from regrapht.eval import Evaluator
-from regrapht.eval.evaluator import _Prepared, build_order
+from regrapht.eval.bench_cache import BenchCache
+from regrapht.eval.evaluator import Prepared, build_order
 from regrapht.eval.reference import bench_bytes
 from regrapht.tasks import load_task
 from tests.eval.conftest import HERE, candidate, quick_config
@@ -22,8 +23,8 @@ def test_a_task_whose_bench_data_is_being_built_is_passed_over(build_cache, vec_
     host = load_task(HERE / "tasks" / "vec_scale_host")
     slow_build = threading.Event()
     with Evaluator(quick_config(build_cache, reference_threads=2)) as evaluator:
-        evaluator._bench_reference(host)  # built: the host task's candidates are ready to run
-        build = evaluator._build_bench_reference
+        evaluator.bench_reference(host)  # built: the host task's candidates are ready to run
+        build = evaluator.oracle.build_bench_reference
 
         def slow_for_vec_scale(task):
             if task.id == vec_scale.id:
@@ -31,16 +32,16 @@ def test_a_task_whose_bench_data_is_being_built_is_passed_over(build_cache, vec_
                 time.sleep(2.0)
             return build(task)
 
-        evaluator._build_bench_reference = slow_for_vec_scale
+        evaluator.oracle.build_bench_reference = slow_for_vec_scale
         finished: list[tuple[str, str]] = []
-        finish = evaluator._finish
+        finish = evaluator.finish
 
         def logged(p):
             ev = finish(p)
             finished.append((p.task.id, p.source))
             return ev
 
-        evaluator._finish = logged
+        evaluator.finish = logged
         first, second = candidate("correct.cpp"), candidate("correct.cpp") + "\n// again\n"
         items = [
             (vec_scale, first, "cpu"),
@@ -57,35 +58,50 @@ def test_a_task_whose_bench_data_is_being_built_is_passed_over(build_cache, vec_
     assert [src for task, src in finished if task == vec_scale.id] == [first, second]
 
 
-def _item(task_id: str, compiled: bool) -> _Prepared:
+def _item(task_id: str, compiled: bool) -> Prepared:
     future: Future = Future()
     if compiled:
         future.set_result(SimpleNamespace(ok=True))
     task = SimpleNamespace(id=task_id, root=f"/tasks/{task_id}", convention="device")
-    return _Prepared(task, "", "cpu", [], future, {}, 0.0)  # type: ignore[arg-type]
+    return Prepared(task, "", "cpu", [], future, {}, 0.0)  # type: ignore[arg-type]
+
+
+def _stand_in_cache(evaluator: Evaluator, build=lambda task: SimpleNamespace(held_bytes=0)) -> BenchCache:
+    """The evaluator's bench cache, swapped for one keyed by task id whose builds are `build`."""
+    evaluator.benches = BenchCache(build, lambda task: f"/ref/{task.id}", lambda task: 0, 1 << 30, 2)
+    return evaluator.benches
+
+
+def _building(cache: BenchCache, task, until: threading.Event) -> threading.Thread:
+    """Start `task`'s build on a thread; it lasts until `until` is set."""
+    thread = threading.Thread(target=cache.get, args=(task,), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 5.0
+    while cache.future(task) is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert cache.future(task) is not None
+    return thread
 
 
 def test_a_compiled_item_runs_rather_than_waiting_for_other_compiles(build_cache):
     """No item is fully ready: the first compiled one starts (its bench data is built as it runs),
     instead of the device idling until an unrelated compile ends."""
     with Evaluator(quick_config(build_cache)) as evaluator:
-        evaluator._task_dir = lambda task: f"/ref/{task.id}"  # type: ignore[method-assign]
+        cache = _stand_in_cache(evaluator)
         items = [_item("a", compiled=False), _item("b", compiled=True), _item("c", compiled=True)]
         began = time.perf_counter()
-        assert evaluator._next_runnable(items, [0, 1, 2]) == 1
+        assert evaluator.next_runnable(items, [0, 1, 2]) == 1
         assert time.perf_counter() - began < 0.5
-        built: Future = Future()
-        built.set_result(None)
-        evaluator._benches["/ref/c"] = built  # c's data is ready: c goes before b
-        assert evaluator._next_runnable(items, [0, 1, 2]) == 2
+        cache.get(items[2].task)  # c's data is ready: c goes before b
+        assert evaluator.next_runnable(items, [0, 1, 2]) == 2
 
 
 def test_released_bench_data_is_kept_within_the_cache_and_dropped_beyond_it(build_cache, vec_scale):
     host = load_task(HERE / "tasks" / "vec_scale_host")
     with Evaluator(quick_config(build_cache, reference_cache_gib=1.0)) as evaluator:
-        first = evaluator._bench_reference(vec_scale)
+        first = evaluator.bench_reference(vec_scale)
         evaluator.release(vec_scale)
-        assert evaluator._bench_reference(vec_scale) is first  # the next batch reuses it
+        assert evaluator.bench_reference(vec_scale) is first  # the next batch reuses it
         assert first.dir.is_dir()
     one_task = first.held_bytes
     # two sets of x and out, float32, n = 2^20, and (fresh inputs) the expected `out` of three more
@@ -94,13 +110,13 @@ def test_released_bench_data_is_kept_within_the_cache_and_dropped_beyond_it(buil
     assert one_task == bench_bytes(vec_scale, 2, fresh=True)
     # room for one task's data: releasing a second task drops the least recently released one
     with Evaluator(quick_config(build_cache, reference_cache_gib=1.5 * one_task / (1 << 30))) as evaluator:
-        a = evaluator._bench_reference(vec_scale)
+        a = evaluator.bench_reference(vec_scale)
         evaluator.release(vec_scale)
-        b = evaluator._bench_reference(host)
+        b = evaluator.bench_reference(host)
         evaluator.release(host)
         assert not a.dir.exists() and b.dir.is_dir()
-        assert evaluator._bench_reference(host) is b
-        assert evaluator._bench_reference(vec_scale) is not a  # built again
+        assert evaluator.bench_reference(host) is b
+        assert evaluator.bench_reference(vec_scale) is not a  # built again
 
 
 def _sized(task_id: str, n: int) -> SimpleNamespace:
@@ -129,41 +145,44 @@ def test_bench_data_is_built_from_both_ends_of_the_size_ranking():
 def test_while_nothing_is_ready_the_task_whose_data_comes_soonest_runs(build_cache):
     """Both waiting tasks' data is being built: the smaller one's candidate starts (its data comes
     first); a task whose build has not started comes after both."""
+    done = threading.Event()
     with Evaluator(quick_config(build_cache)) as evaluator:
-        evaluator._task_dir = lambda task: f"/ref/{task.id}"  # type: ignore[method-assign]
+        cache = _stand_in_cache(evaluator, build=lambda task: done.wait(10.0))
         items = []
         for task in (_sized("unstarted", 1), _sized("large", 10**6), _sized("small", 10**3)):
             p = _item(task.id, compiled=True)
             p.task = task
             items.append(p)
-        evaluator._benches["/ref/large"] = Future()
-        evaluator._benches["/ref/small"] = Future()
-        assert evaluator._next_runnable(items, [0, 1, 2]) == 2
-        del evaluator._benches["/ref/small"]
-        assert evaluator._next_runnable(items, [0, 1, 2]) == 1
-        evaluator._benches.clear()
-        assert evaluator._next_runnable(items, [0, 1, 2]) == 0  # none being built: the first
+        builds = [_building(cache, items[1].task, done), _building(cache, items[2].task, done)]
+        assert evaluator.next_runnable(items, [0, 1, 2]) == 2
+        cache.release(items[2].task)  # dropped while being built
+        assert evaluator.next_runnable(items, [0, 1, 2]) == 1
+        cache.release(items[1].task)
+        assert evaluator.next_runnable(items, [0, 1, 2]) == 0  # none being built: the first
+        done.set()
+        for thread in builds:
+            thread.join(timeout=5)
 
 
-def test_builds_run_ahead_past_the_count_while_their_data_fits(build_cache):
+def test_builds_run_ahead_past_the_count_while_their_data_fits():
     """Two tasks are built ahead and unreleased (the lookahead count): a third starts anyway when the
-    data of all three fits reference_cache_gib, and waits when it does not."""
-    for cap_gib, starts in ((1.0, True), (1e-6, False)):
-        with Evaluator(quick_config(build_cache, reference_cache_gib=cap_gib)) as evaluator:
-            evaluator._task_dir = lambda task: f"/ref/{task.id}"  # type: ignore[method-assign]
-            built: list[str] = []
-            evaluator._bench_reference = lambda task, built=built: built.append(task.id)  # type: ignore[method-assign]
-            evaluator._lookahead = 2
-            evaluator._prefetched = {"/ref/a": 8000, "/ref/b": 8000}
-            worker = threading.Thread(target=evaluator._prefetch_one, args=(_sized("c", 1000),), daemon=True)
-            worker.start()
-            worker.join(timeout=5.0 if starts else 0.5)  # a loaded machine may start the thread late
-            assert (built == ["c"]) is starts
-            evaluator._closing = True  # let a waiting build give up
-            with evaluator._bench_lock:
-                evaluator._bench_lock.notify_all()
-            worker.join(timeout=3)
-            assert not worker.is_alive()
+    data of all three fits the cache's cap, and waits when it does not."""
+    for cap, starts in ((1 << 30, True), (1000, False)):
+        built: list[str] = []
+        cache = BenchCache(
+            lambda task, built=built: built.append(task.id), lambda task: f"/ref/{task.id}", lambda task: 8000, cap, 2
+        )
+        cache.lookahead = 2
+        cache.build_ahead(_sized("a", 2000))
+        cache.build_ahead(_sized("b", 2000))
+        worker = threading.Thread(target=cache.build_ahead, args=(_sized("c", 1000),), daemon=True)
+        worker.start()
+        worker.join(timeout=5.0 if starts else 0.5)  # a loaded machine may start the thread late
+        assert (built == ["a", "b", "c"]) is starts
+        cache.close()  # lets a waiting build give up
+        worker.join(timeout=3)
+        assert not worker.is_alive()
+        assert built[2:] == (["c"] if starts else [])
 
 
 def test_bench_sets_drawn_on_threads_equal_a_sequential_draw(tmp_path, vec_scale):

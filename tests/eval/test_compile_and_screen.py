@@ -122,21 +122,22 @@ def test_hierarchical_reward_is_eq3():
 def test_plausibility_gate_flags_faster_than_physics(tmp_path):
     """The gate compares the candidate's median with the roofline floor at the measured bandwidth."""
     from regrapht.eval import EvalConfig, Evaluation, Evaluator
+    from regrapht.eval.timing_verdict import TimingJudge
 
     task = load_task(EXAMPLES / "saxpy")  # floor: 12 bytes per element at n = 2^26, about 805 MB
     with Evaluator(EvalConfig(cache_dir=str(tmp_path))) as evaluator:
-        evaluator._device = {"bandwidth_bytes_per_s": 3.0e12, "sm_count": 132, "clock_khz": 1_980_000}
+        judge = TimingJudge(evaluator.config, evaluator.secret, {"bandwidth_bytes_per_s": 3.0e12, "sm_count": 132, "clock_khz": 1_980_000})
         floor_s = 12 * 2**26 / 3.0e12
         honest = Evaluation(
             "saxpy", "cuda", "correct", "", "x", timings={"candidate": {"median_s": floor_s * 1.3}}
         )
-        evaluator._roofline(honest, task, "cuda")
+        judge.roofline(honest, task, "cuda")
         assert honest.status == "correct"
         assert honest.roofline["fraction_of_floor"] == pytest.approx(1 / 1.3)
         cheat = Evaluation(
             "saxpy", "cuda", "correct", "", "x", timings={"candidate": {"median_s": floor_s * 0.5}}
         )
-        evaluator._roofline(cheat, task, "cuda")
+        judge.roofline(cheat, task, "cuda")
         assert cheat.status == "integrity_violation"
         assert "faster than physics" in cheat.message
 
@@ -147,6 +148,7 @@ def test_roofline_reports_the_declared_unit_but_gates_on_the_fastest(tmp_path):
     import dataclasses
 
     from regrapht.eval import EvalConfig, Evaluation, Evaluator
+    from regrapht.eval.timing_verdict import TimingJudge
     from regrapht.tasks.model import Roofline
 
     base = load_task(EXAMPLES / "saxpy")
@@ -154,31 +156,31 @@ def test_roofline_reports_the_declared_unit_but_gates_on_the_fastest(tmp_path):
     sm_hz = 132 * 1_980_000 * 1e3
     fp32_floor = 2**26 * 1_000_000 / (sm_hz * 256)
     with Evaluator(EvalConfig(cache_dir=str(tmp_path))) as evaluator:
-        evaluator._device = {
+        judge = TimingJudge(evaluator.config, evaluator.secret, {
             "bandwidth_bytes_per_s": 3.0e12,
             "sm_count": 132,
             "clock_khz": 1_980_000,
             "cc_major": 9,
             "cc_minor": 0,
-        }
+        })
         tensor_speed = Evaluation(
             "saxpy", "cuda", "correct", "", "x", timings={"candidate": {"median_s": fp32_floor / 4}}
         )
-        evaluator._roofline(tensor_speed, task, "cuda")
+        judge.roofline(tensor_speed, task, "cuda")
         assert tensor_speed.status == "correct"
         assert tensor_speed.roofline["compute_unit"] == "fp32"
         assert tensor_speed.roofline["fraction_of_floor"] == pytest.approx(4.0)
         beyond_fp8 = Evaluation(
             "saxpy", "cuda", "correct", "", "x", timings={"candidate": {"median_s": fp32_floor / 64}}
         )
-        evaluator._roofline(beyond_fp8, task, "cuda")
+        judge.roofline(beyond_fp8, task, "cuda")
         assert beyond_fp8.status == "integrity_violation"
         # An architecture without a table entry reports the bytes floor only, and says so.
-        evaluator._device.update(cc_major=7, cc_minor=5)
+        judge.device.update(cc_major=7, cc_minor=5)
         unknown = Evaluation(
             "saxpy", "cuda", "correct", "", "x", timings={"candidate": {"median_s": fp32_floor}}
         )
-        evaluator._roofline(unknown, task, "cuda")
+        judge.roofline(unknown, task, "cuda")
         assert unknown.roofline["flop_peak_per_s"] is None
         assert "compute capability 7.5" in unknown.roofline["note"]
 

@@ -149,7 +149,7 @@ def test_batch_verdicts_equal_one_at_a_time(build_cache, vec_scale):
 def test_inputs_depend_on_the_secret(build_cache, vec_scale):
     def first_input(secret: bytes):
         with Evaluator(quick_config(build_cache, secret=secret, timing=False)) as ev:
-            return ev._test_reference(vec_scale).cases[-1].inputs["x"].copy()
+            return ev.case_reference(vec_scale).cases[-1].inputs["x"].copy()
 
     a, b, a_again = first_input(b"one"), first_input(b"two"), first_input(b"one")
     assert (a == a_again).all()

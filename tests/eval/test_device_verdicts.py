@@ -12,7 +12,7 @@ import pytest
 from regrapht.eval import Evaluation, Evaluator
 from regrapht.eval.cudart import CudaError
 from regrapht.eval.device_judge import DeviceCount
-from regrapht.eval.evaluator import _Run
+from regrapht.eval.evaluator import CandidateRun
 from regrapht.eval.reference import BenchReference, RefCase
 from regrapht.eval.runner import WorkerOutcome
 from tests.eval.conftest import quick_config
@@ -55,7 +55,7 @@ def judged(tmp_path: Path, build_cache: Path, vec_scale):
     wrong[17] += 0.5
     judge = StandInJudge({"aa" * 64: expected, "bb" * 64: wrong})
     with Evaluator(quick_config(build_cache)) as evaluator:
-        evaluator._device_judge = judge
+        evaluator.device_judging.judge = judge
         yield evaluator, bench, vec_scale
 
 
@@ -82,17 +82,17 @@ def check(round_index: int, set_index: int, **extra) -> dict:
     return {"lib": "candidate", "round": round_index, "set": set_index, "late": {}, "final": False, **extra}
 
 
-def judge_timing(evaluator: Evaluator, task, bench, run: _Run, checks: list[dict]) -> Evaluation:
+def judge_timing(evaluator: Evaluator, task, bench, run: CandidateRun, checks: list[dict]) -> Evaluation:
     ev = Evaluation(task_id=task.id, target="cuda", status="correct", message="", candidate_sha256="")
-    evaluator._judge_timing(ev, task, "cuda", bench, timing_with(checks), run.device_verdicts)
+    evaluator.timing_judge().judge(ev, task, "cuda", bench, timing_with(checks), run.device_verdicts)
     return ev
 
 
 def test_right_outputs_judged_on_device_pass(judged):
     evaluator, bench, task = judged
-    run = _Run(job_dir=bench.dir, bench=bench)
-    assert evaluator._judge_anchor(task, run, anchor(set_index=0, round_index=3)) is True
-    assert evaluator._judge_anchor(task, run, anchor(set_index=1, round_index=4)) is True
+    run = CandidateRun(job_dir=bench.dir, bench=bench)
+    assert evaluator.device_judging.judge_anchor(task, run, anchor(set_index=0, round_index=3)) is True
+    assert evaluator.device_judging.judge_anchor(task, run, anchor(set_index=1, round_index=4)) is True
     checks = [check(3, 0, files={}, judged_on_device=True), check(4, 1, files={}, judged_on_device=True)]
     checks.append(check(9, 0, files={}, same_as=3))
     ev = judge_timing(evaluator, task, bench, run, checks)
@@ -102,8 +102,8 @@ def test_right_outputs_judged_on_device_pass(judged):
 
 def test_a_wrong_output_judged_on_device_is_described_from_the_host_copy(judged):
     evaluator, bench, task = judged
-    run = _Run(job_dir=bench.dir, bench=bench)
-    evaluator._judge_anchor(task, run, anchor(handle="bb" * 64))
+    run = CandidateRun(job_dir=bench.dir, bench=bench)
+    evaluator.device_judging.judge_anchor(task, run, anchor(handle="bb" * 64))
     ev = judge_timing(evaluator, task, bench, run, [check(3, 0, files={}, judged_on_device=True)])
     assert ev.status == "wrong_answer"
     assert "wrong at the bench size" in ev.message and "first at index 17" in ev.message
@@ -113,30 +113,30 @@ def test_a_handle_that_does_not_open_sends_the_output_as_a_file(judged):
     """Forged, or this platform's IPC failing: either way the worker is told to send a file, which
     is judged in full, so the candidate is neither blamed nor passed on the parent's failure."""
     evaluator, bench, task = judged
-    run = _Run(job_dir=bench.dir, bench=bench)
-    assert evaluator._judge_anchor(task, run, anchor(handle="cc" * 64)) is False
+    run = CandidateRun(job_dir=bench.dir, bench=bench)
+    assert evaluator.device_judging.judge_anchor(task, run, anchor(handle="cc" * 64)) is False
     assert run.device_verdicts == {}
-    assert evaluator._device_judge is not None  # not the judge's own failure: it stays
+    assert evaluator.device_judging.judge is not None  # not the judge's own failure: it stays
 
 
 def test_the_parents_own_cuda_failure_retires_the_judge(judged):
     evaluator, bench, task = judged
-    judge = evaluator._device_judge
+    judge = evaluator.device_judging.judge
     judge.fail = CudaError(700, "cudaErrorIllegalAddress", "an illegal memory access", "judging")
-    run = _Run(job_dir=bench.dir, bench=bench)
-    assert evaluator._judge_anchor(task, run, anchor()) is False
+    run = CandidateRun(job_dir=bench.dir, bench=bench)
+    assert evaluator.device_judging.judge_anchor(task, run, anchor()) is False
     assert run.device_verdicts == {}
-    assert evaluator._device_judge is None and judge.closed
-    assert evaluator._device_judge_off.startswith("judging on the device failed")
-    assert evaluator._judge_anchor(task, run, anchor(set_index=1)) is False  # later anchors: files
+    assert evaluator.device_judging.judge is None and judge.closed
+    assert evaluator.device_judging.off.startswith("judging on the device failed")
+    assert evaluator.device_judging.judge_anchor(task, run, anchor(set_index=1)) is False  # later anchors: files
 
 
 def test_a_host_memory_failure_while_describing_a_mismatch_falls_back_to_files(judged):
     evaluator, bench, task = judged
-    evaluator._device_judge.fail = MemoryError()
-    run = _Run(job_dir=bench.dir, bench=bench)
-    assert evaluator._judge_anchor(task, run, anchor()) is False
-    assert evaluator._device_judge is not None
+    evaluator.device_judging.judge.fail = MemoryError()
+    run = CandidateRun(job_dir=bench.dir, bench=bench)
+    assert evaluator.device_judging.judge_anchor(task, run, anchor()) is False
+    assert evaluator.device_judging.judge is not None
 
 
 @pytest.mark.parametrize(
@@ -150,31 +150,31 @@ def test_a_host_memory_failure_while_describing_a_mismatch_falls_back_to_files(j
 )
 def test_malformed_anchor_messages_are_not_judged(judged, message):
     evaluator, bench, task = judged
-    run = _Run(job_dir=bench.dir, bench=bench)
-    assert evaluator._judge_anchor(task, run, message) is False
+    run = CandidateRun(job_dir=bench.dir, bench=bench)
+    assert evaluator.device_judging.judge_anchor(task, run, message) is False
     assert run.device_verdicts == {}
 
 
 def test_a_report_claiming_a_judgement_the_parent_never_made_is_a_protocol_error(judged):
     evaluator, bench, task = judged
-    run = _Run(job_dir=bench.dir, bench=bench)
-    evaluator._judge_anchor(task, run, anchor(round_index=3))
+    run = CandidateRun(job_dir=bench.dir, bench=bench)
+    evaluator.device_judging.judge_anchor(task, run, anchor(round_index=3))
     # The worker claims round 5 was the one judged: not what the parent saw.
     ev = judge_timing(evaluator, task, bench, run, [check(5, 0, files={}, judged_on_device=True)])
     assert ev.status == "runtime_error" and "never judged it" in ev.message
     # Or it says nothing of an output the parent found wrong.
-    run = _Run(job_dir=bench.dir, bench=bench)
-    evaluator._judge_anchor(task, run, anchor(set_index=1, round_index=4, handle="bb" * 64))
+    run = CandidateRun(job_dir=bench.dir, bench=bench)
+    evaluator.device_judging.judge_anchor(task, run, anchor(set_index=1, round_index=4, handle="bb" * 64))
     ev = judge_timing(evaluator, task, bench, run, [check(3, 0, files={}, same_as=3)])
     assert ev.status == "runtime_error"
 
 
 def test_a_repeated_anchor_for_one_set_is_refused(judged):
     evaluator, bench, task = judged
-    run = _Run(job_dir=bench.dir, bench=bench)
-    assert evaluator._judge_anchor(task, run, anchor(handle="bb" * 64)) is True
+    run = CandidateRun(job_dir=bench.dir, bench=bench)
+    assert evaluator.device_judging.judge_anchor(task, run, anchor(handle="bb" * 64)) is True
     # A second try with a right output is not judged: the first verdict stands.
-    assert evaluator._judge_anchor(task, run, anchor(handle="aa" * 64)) is False
+    assert evaluator.device_judging.judge_anchor(task, run, anchor(handle="aa" * 64)) is False
     assert "first at index 17" in run.device_verdicts[("candidate", 0)].problem
 
 
@@ -182,8 +182,8 @@ def test_a_released_tasks_expected_outputs_leave_the_device(build_cache, vec_sca
     """Dropped bench data (nothing queued needs it, and the cache is full) frees its device copies."""
     judge = StandInJudge({})
     with Evaluator(quick_config(build_cache, reference_cache_gib=0.0)) as evaluator:
-        evaluator._device_judge = judge
-        bench = evaluator._bench_reference(vec_scale)
+        evaluator.device_judging.judge = judge
+        bench = evaluator.bench_reference(vec_scale)
         evaluator.release(vec_scale)
         assert judge.forgotten == [str(bench.dir)]
         assert not bench.dir.exists()
@@ -202,7 +202,7 @@ def test_a_failure_staging_expected_outputs_retires_the_judge(judged):
     def broken_stage(key, expected):
         raise MemoryError("no room")
 
-    evaluator._device_judge.stage = broken_stage
-    assert evaluator._stage_on_device(task, bench, {"libcudart": "", "device_check": ""}) is False
-    assert evaluator._device_judge is None
-    assert evaluator._device_judge_off.startswith("staging expected outputs failed")
+    evaluator.device_judging.judge.stage = broken_stage
+    assert evaluator.device_judging.stage(task, bench, "", "") is False
+    assert evaluator.device_judging.judge is None
+    assert evaluator.device_judging.off.startswith("staging expected outputs failed")

@@ -92,7 +92,7 @@ def test_arrays_with_nothing_to_perturb_are_left_alone():
 @pytest.fixture(scope="module")
 def host_library(build_cache) -> str:
     with Evaluator(quick_config(build_cache)) as evaluator:
-        library = evaluator._host_perturb_library()
+        library = evaluator.jobs.host_perturb_library()
     assert library is not None
     return library
 
@@ -317,7 +317,7 @@ def test_every_timed_call_sees_new_values_of_perturbable_inputs_and_the_rest_unc
 
 
 def test_checked_calls_expected_outputs_are_the_reference_on_their_perturbed_inputs(evaluator, vec_scale):
-    bench = evaluator._bench_reference(vec_scale)
+    bench = evaluator.bench_reference(vec_scale)
     assert bench.fresh and len(bench.checked) == CHECKED_CALLS
     assert {c.seed_index for c in bench.checked} == set(range(len(bench.sets)))  # every set is checked
     assert len({c.perturb.key for c in bench.checked}) == CHECKED_CALLS
@@ -346,11 +346,11 @@ def test_a_task_without_perturbable_inputs_rotates_its_sets_and_says_why(build_c
 
 
 def _judge(evaluator, task, checks):
-    bench = evaluator._bench_reference(task)
+    bench = evaluator.bench_reference(task)
     samples = {"candidate": {"host": [1e-3] * 5, "event": [1e-3] * 5, "set": [0, 1, 0, 1, 0]}}
     outcome = WorkerOutcome(messages=[{"event": "timing", "samples": samples, "checks": checks}])
     ev = Evaluation(task.id, "cpu", "correct", "", "x")
-    evaluator._judge_timing(ev, task, "cpu", bench, outcome)
+    evaluator.timing_judge().judge(ev, task, "cpu", bench, outcome)
     return ev
 
 
@@ -361,7 +361,7 @@ def _written(tmp_path: Path, values: np.ndarray, name: str) -> dict[str, str]:
 
 
 def test_each_checked_output_is_judged_against_its_own_calls_expected_values(evaluator, vec_scale, tmp_path):
-    bench = evaluator._bench_reference(vec_scale)
+    bench = evaluator.bench_reference(vec_scale)
     first, second = bench.checked[0], bench.checked[1]
 
     def check(round_index, slot, values, **extra):
@@ -390,7 +390,7 @@ def test_each_checked_output_is_judged_against_its_own_calls_expected_values(eva
     ],
 )
 def test_a_worker_report_of_an_unplanned_check_is_a_protocol_error(evaluator, vec_scale, tmp_path, change):
-    bench = evaluator._bench_reference(vec_scale)
+    bench = evaluator.bench_reference(vec_scale)
     case = bench.checked[1]
     files = _written(tmp_path, case.expected["out"], "c")
     good = {"lib": "candidate", "round": 3, "set": bench.checked[0].seed_index, "slot": 0, "late": {}, "final": False,
@@ -413,7 +413,7 @@ def test_a_custom_checker_judges_a_checked_call_on_its_perturbed_inputs(evaluato
     """argmax_any declares its integer values perturbable: any index of a maximum of the inputs the
     call saw is right, which only the perturbed inputs can tell."""
     task = load_task(HERE / "tasks" / "argmax_any")
-    bench = evaluator._bench_reference(task)
+    bench = evaluator.bench_reference(task)
     assert bench.fresh
     ev = evaluator.evaluate(task, candidate("argmax_last.cpp"), "cpu")  # differs from serial's answer
     assert ev.status == "correct", ev.message
@@ -472,7 +472,7 @@ def test_the_perturbation_moves_the_task_outputs_beyond_their_tolerance(evaluato
     beyond the tolerance (so a set recognized under the perturbation gains nothing)."""
     from regrapht.eval import correctness
 
-    bench = evaluator._bench_reference(sin_series)
+    bench = evaluator.bench_reference(sin_series)
     out = sin_series.arg("out")
     for a in bench.checked:
         for b in bench.checked:
@@ -483,7 +483,7 @@ def test_the_perturbation_moves_the_task_outputs_beyond_their_tolerance(evaluato
 def test_checked_outputs_judged_on_the_device_are_judged_against_their_own_call(build_cache, tmp_path, vec_scale):
     """The device judge (a stand-in here; the CUDA half runs in test_gpu.py) compares each checked
     call's output with that call's expected values, named by its slot."""
-    from regrapht.eval.evaluator import _Run
+    from regrapht.eval.evaluator import CandidateRun
     from regrapht.eval.reference import BenchReference, Perturbation, RefCase
     from tests.eval.test_device_verdicts import StandInJudge, judge_timing
 
@@ -497,8 +497,8 @@ def test_checked_outputs_judged_on_the_device_are_judged_against_their_own_call(
     bench = BenchReference(tmp_path, sets, [1e-3] * 5, checked=checked)
     handles = {f"{j:02x}" * 64: outputs[j] for j in range(CHECKED_CALLS)}
     with Evaluator(quick_config(build_cache)) as evaluator:
-        evaluator._device_judge = StandInJudge(handles)
-        run = _Run(job_dir=tmp_path, bench=bench)
+        evaluator.device_judging.judge = StandInJudge(handles)
+        run = CandidateRun(job_dir=tmp_path, bench=bench)
 
         def anchor(slot, round_index, handle_of, set_index=None):
             return {"event": "anchor", "lib": "candidate", "round": round_index, "slot": slot,
@@ -508,13 +508,13 @@ def test_checked_outputs_judged_on_the_device_are_judged_against_their_own_call(
             return {"lib": "candidate", "round": round_index, "set": slot % 2, "slot": slot, "late": {},
                     "final": False, "files": {}, "judged_on_device": True}  # fmt: skip
 
-        assert evaluator._judge_anchor(vec_scale, run, anchor(0, 3, 0)) is True
+        assert evaluator.device_judging.judge_anchor(vec_scale, run, anchor(0, 3, 0)) is True
         assert run.device_verdicts[("candidate", 0)].problem is None
         right = judge_timing(evaluator, vec_scale, bench, run, [check(0, 3)])
         assert right.status == "correct", right.message
-        assert evaluator._judge_anchor(vec_scale, run, anchor(2, 9, 2, set_index=1)) is False  # not its set
-        assert evaluator._judge_anchor(vec_scale, run, anchor(0, 3, 0)) is False  # judged already
-        assert evaluator._judge_anchor(vec_scale, run, anchor(1, 5, 0)) is True  # slot 0's output for slot 1
+        assert evaluator.device_judging.judge_anchor(vec_scale, run, anchor(2, 9, 2, set_index=1)) is False  # not its set
+        assert evaluator.device_judging.judge_anchor(vec_scale, run, anchor(0, 3, 0)) is False  # judged already
+        assert evaluator.device_judging.judge_anchor(vec_scale, run, anchor(1, 5, 0)) is True  # slot 0's output for slot 1
         assert "`out`" in run.device_verdicts[("candidate", 1)].problem
         replayed = judge_timing(evaluator, vec_scale, bench, run, [check(0, 3), check(1, 5)])
         assert replayed.status == "integrity_violation", replayed.message

@@ -126,7 +126,7 @@ def test_device_comparison_matches_the_host_one(gpu_eval):
     from regrapht.eval.cudart import CudaRuntime
     from regrapht.eval.worker import DeviceMemory, late_elements
 
-    library = gpu_eval._device_check_library()
+    library = gpu_eval.jobs.device_check_library()
     assert library, "the device comparison kernel did not build"
     rt = CudaRuntime(str(toolchain.libcudart_path()))
     rt.init(0)
@@ -170,7 +170,7 @@ def test_the_hold_lasts_as_asked(gpu_eval):
 
     rt = CudaRuntime(str(toolchain.libcudart_path()))
     rt.init(0)
-    mem = DeviceMemory(rt, gpu_eval._device_check_library())
+    mem = DeviceMemory(rt, gpu_eval.jobs.device_check_library())
     start, end = rt.event(), rt.event()
     assert mem.hold(1_000) and rt.synchronize() == 0  # the first launch loads the kernel: not timed
     for ns in (20_000, 200_000):
@@ -226,7 +226,7 @@ def test_the_parents_tolerance_kernel_agrees_with_the_host_check(gpu_eval):
     from regrapht.eval.device_judge import bind_count_mismatches
     from regrapht.tasks.model import Tolerance
 
-    library = gpu_eval._device_check_library()
+    library = gpu_eval.jobs.device_check_library()
     assert library, "the device comparison kernel did not build"
     rt = CudaRuntime(str(toolchain.libcudart_path()))
     rt.init(0)
@@ -288,7 +288,7 @@ def test_the_device_perturbs_inputs_as_the_host_does(gpu_eval, dtype):
 
     rt = CudaRuntime(str(toolchain.libcudart_path()))
     rt.init(0)
-    mem = DeviceMemory(rt, gpu_eval._device_check_library())
+    mem = DeviceMemory(rt, gpu_eval.jobs.device_check_library())
     assert mem.perturb_device is not None
     rng = np.random.default_rng(3)
     n = (1 << 20) + 7

@@ -9,6 +9,7 @@ import signal
 import threading
 
 from regrapht.eval.runner import WorkerOutcome, oom_kills, run_worker
+from regrapht.eval.verdicts import crash_message
 
 
 def test_the_kernels_oom_kill_count_is_readable():
@@ -35,7 +36,7 @@ def test_a_sigkill_from_elsewhere_without_an_oom_kill_is_not_called_one(evaluato
     assert outcome.signal_name == "SIGKILL"
     if oom_kills() == before:  # no OOM kill anywhere on the machine meanwhile
         assert not outcome.oom_killed
-        assert "killed by SIGKILL" in evaluator._crash_message(outcome)
+        assert "killed by SIGKILL" in crash_message(outcome, evaluator.config.memory_limit_gib)
 
 
 def test_an_oom_kill_gets_a_memory_verdict(evaluator):
@@ -46,7 +47,7 @@ def test_an_oom_kill_gets_a_memory_verdict(evaluator):
         oom_killed=True,
         peak_rss=int(0.8 * (1 << 30)),
     )
-    message = evaluator._crash_message(outcome)
+    message = crash_message(outcome, evaluator.config.memory_limit_gib)
     assert "GiB of host memory" in message and "out-of-memory killer" in message
     assert "correctness case 1, run 1" in message and "0.80 GiB" in message
 

@@ -199,13 +199,13 @@ def test_a_sandbox_that_breaks_the_harness_is_not_the_candidates_fault(
 ) -> None:
     # A sandbox that leaves the worker no writable scratch breaks the harness's own writes: found
     # before the library loads, the candidate runs again unconfined, and the record says why.
-    real = Evaluator._sandbox_spec
+    real = Evaluator.sandbox_spec
 
     def no_scratch(self, task, job, job_dir):
         spec = real(self, task, job, job_dir)
         return None if spec is None else {**spec, "write": []}
 
-    monkeypatch.setattr(Evaluator, "_sandbox_spec", no_scratch)
+    monkeypatch.setattr(Evaluator, "sandbox_spec", no_scratch)
     record = confined.evaluate(vec_scale, candidate("correct.cpp"), "cpu")
     assert record.status == "correct", record.message
     assert record.sandbox["landlock"] is None and record.sandbox["seccomp"] is False
@@ -243,18 +243,18 @@ def test_a_spare_worker_is_confined_once_its_job_comes(build_cache: Path, vec_sc
     from regrapht.eval.runner import SpareWorker, run_worker
 
     with Evaluator(quick_config(build_cache, timing=False)) as ev:
-        tests = ev._test_reference(vec_scale)
+        tests = ev.case_reference(vec_scale)
         library = ev.compiler.compile(
             candidate("writes_outside_scratch.cpp"), "cpu", vec_scale.function,
             "int n, float a, const float* x, float* out", ["n", "a", "x", "out"],
         ).library
         assert library is not None
-        job_dir = ev._job_dir()
-        job = ev._job(vec_scale, {"candidate": library}, tests.cases, ["candidate"], job_dir,
+        job_dir = ev.jobs.job_dir()
+        job = ev.jobs.job(vec_scale, {"candidate": library}, tests.cases, ["candidate"], job_dir,
                       uses_cuda=False, device_buffers=False, runs=1)
         if cuda_start_fails:
             job["libcudart"] = "/nonexistent/libcudart.so"
-        job["sandbox"] = ev._sandbox_spec(vec_scale, job, job_dir)
+        job["sandbox"] = ev.sandbox_spec(vec_scale, job, job_dir)
         spare = SpareWorker(job["libcudart"])
         if cuda_start_fails:
             spare.open_context()

@@ -10,8 +10,8 @@ import tempfile
 import pytest
 
 from regrapht.eval import EvalConfig, Evaluator
-from regrapht.eval import evaluator as evaluator_mod
-from regrapht.eval.evaluator import OWNER_FILE, _owner_context, _process_start, sweep_stale_scratch
+from regrapht.eval import scratch as scratch_mod
+from regrapht.eval.scratch import OWNER_FILE, owner_context, process_start, sweep_stale_scratch
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc")
 
@@ -27,11 +27,11 @@ def _folder(root, name: str, owner: str | None):
 
 def test_only_folders_of_dead_owners_are_swept(tmp_path) -> None:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
-    started = _process_start(child.pid)
+    started = process_start(child.pid)
     child.wait()
-    ns = _owner_context()
+    ns = owner_context()
     dead = _folder(tmp_path, "dead", f"{child.pid} {started} {ns}")
-    live = _folder(tmp_path, "live", f"{os.getpid()} {_process_start(os.getpid())} {ns}")
+    live = _folder(tmp_path, "live", f"{os.getpid()} {process_start(os.getpid())} {ns}")
     reused_pid = _folder(tmp_path, "reused", f"{os.getpid()} 1 {ns}")  # same pid, another start time
     elsewhere = _folder(tmp_path, "elsewhere", f"{child.pid} {started} other-boot/pid:[1]")  # another host
     unowned = _folder(tmp_path, "unowned", None)
@@ -46,13 +46,13 @@ def test_only_folders_of_dead_owners_are_swept(tmp_path) -> None:
 
 def test_a_new_evaluator_sweeps_and_marks_its_own_folder(tmp_path, monkeypatch) -> None:
     # the scratch falls back to the temporary folder (as when /dev/shm is full): that one is swept too
-    monkeypatch.setattr(evaluator_mod, "_scratch_root", lambda: str(tmp_path))
+    monkeypatch.setattr(scratch_mod, "scratch_root", lambda: str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    stale = _folder(tmp_path, "stale", f"999999999 12345 {_owner_context()}")
+    stale = _folder(tmp_path, "stale", f"999999999 12345 {owner_context()}")
     with Evaluator(EvalConfig(timing=False)) as ev:
         assert not stale.exists()
         pid, started, ns = (ev.workdir / OWNER_FILE).read_text().split()
-        assert int(pid) == os.getpid() and started == _process_start(os.getpid()) and ns == _owner_context()
+        assert int(pid) == os.getpid() and started == process_start(os.getpid()) and ns == owner_context()
         # a second evaluator in the same process leaves the first one's folder alone
         with Evaluator(EvalConfig(timing=False)) as other:
             assert ev.workdir.exists() and other.workdir != ev.workdir

@@ -75,9 +75,9 @@ def test_the_key_names_the_machine_and_the_method():
 
 def test_the_compile_key_of_serial_cpp_covers_compiler_flags_and_cpu(evaluator, vec_scale):
     """The serial build's key is the compile cache's: source, flags, compiler version, CPU model."""
-    build = evaluator._serial_build(vec_scale)
+    build = evaluator.oracle.serial_build(vec_scale)
     assert build.key and "-O3" in build.flags
-    key, fields = evaluator._serial_key(vec_scale)
+    key, fields = evaluator.oracle.serial_key(vec_scale)
     assert fields["serial_build"] == build.key and fields["task_hash"] == vec_scale.content_hash()
 
 
@@ -142,7 +142,8 @@ def test_a_quiet_tight_timing_is_kept():
 def test_a_later_evaluator_reuses_the_kept_baseline_without_timing_it(
     tmp_path, build_cache, vec_scale, monkeypatch
 ):
-    import regrapht.eval.evaluator as evaluator_module
+    import regrapht.eval.candidates as candidates_module
+    import regrapht.eval.oracle as oracle_module
 
     config = _config(tmp_path, build_cache)
     with Evaluator(config) as first:
@@ -152,13 +153,14 @@ def test_a_later_evaluator_reuses_the_kept_baseline_without_timing_it(
     assert measured["rel_iqr"] == pytest.approx(measured["iqr_s"] / measured["median_s"])
 
     jobs = []
-    real = evaluator_module.run_worker
+    real = oracle_module.run_worker
 
     def recording(job, *args, **kwargs):
         jobs.append(job)
         return real(job, *args, **kwargs)
 
-    monkeypatch.setattr(evaluator_module, "run_worker", recording)
+    monkeypatch.setattr(oracle_module, "run_worker", recording)
+    monkeypatch.setattr(candidates_module, "run_worker", recording)
     config.secret = b"another run, other inputs"
     with Evaluator(config) as later:
         reused = _serial(later.evaluate(vec_scale, candidate("correct.cpp"), "cpu"))
@@ -229,13 +231,14 @@ def test_a_batch_settles_its_serial_baselines_alone_at_its_end(tmp_path, build_c
 
     import numpy as np
 
-    import regrapht.eval.evaluator as evaluator_module
+    import regrapht.eval.candidates as candidates_module
+    import regrapht.eval.oracle as oracle_module
     from regrapht.eval.record import hierarchical_reward
 
     noisy: list[tuple[float, float]] = []
     timings: list[tuple[float, float, float]] = []  # began, ended, median of the samples
     lock = threading.Lock()
-    real_run, real_draw = evaluator_module.run_worker, evaluator_module.draw_bench_sets
+    real_run, real_draw = oracle_module.run_worker, oracle_module.draw_bench_sets
 
     def recording_run(job, *args, on_message=None, **kwargs):
         began = [time.monotonic()]
@@ -280,8 +283,9 @@ def test_a_batch_settles_its_serial_baselines_alone_at_its_end(tmp_path, build_c
             with lock:
                 noisy.append((began, time.monotonic()))
 
-    monkeypatch.setattr(evaluator_module, "run_worker", recording_run)
-    monkeypatch.setattr(evaluator_module, "draw_bench_sets", recording_draw)
+    monkeypatch.setattr(oracle_module, "run_worker", recording_run)
+    monkeypatch.setattr(candidates_module, "run_worker", recording_run)
+    monkeypatch.setattr(oracle_module, "draw_bench_sets", recording_draw)
     host = load_task(HERE / "tasks" / "vec_scale_host")
     # Nothing is kept during the batch: each task's baseline must be settled at its end.
     config = _config(tmp_path, build_cache, serial_max_background=-1.0)
@@ -307,7 +311,8 @@ def test_a_batch_settles_its_serial_baselines_alone_at_its_end(tmp_path, build_c
 
 
 def test_a_batch_with_kept_baselines_times_no_serial_reference(tmp_path, build_cache, vec_scale, monkeypatch):
-    import regrapht.eval.evaluator as evaluator_module
+    import regrapht.eval.candidates as candidates_module
+    import regrapht.eval.oracle as oracle_module
 
     host = load_task(HERE / "tasks" / "vec_scale_host")
     config = _config(tmp_path, build_cache)
@@ -315,13 +320,14 @@ def test_a_batch_with_kept_baselines_times_no_serial_reference(tmp_path, build_c
     with Evaluator(config) as evaluator:
         first = evaluator.evaluate_many(items)
     jobs = []
-    real = evaluator_module.run_worker
+    real = oracle_module.run_worker
 
     def recording(job, *args, **kwargs):
         jobs.append(job)
         return real(job, *args, **kwargs)
 
-    monkeypatch.setattr(evaluator_module, "run_worker", recording)
+    monkeypatch.setattr(oracle_module, "run_worker", recording)
+    monkeypatch.setattr(candidates_module, "run_worker", recording)
     config.secret = b"the next batch"
     with Evaluator(config) as evaluator:
         later = evaluator.evaluate_many(items)

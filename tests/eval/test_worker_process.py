@@ -97,7 +97,7 @@ def test_a_late_write_reported_for_a_timed_call_is_an_integrity_violation(evalua
     from regrapht.eval import Evaluation
     from regrapht.eval.runner import WorkerOutcome
 
-    bench = evaluator._bench_reference(vec_scale)
+    bench = evaluator.bench_reference(vec_scale)
     assert bench.fresh  # the checked call is one of the parent's planned ones
     first = bench.checked[0]
     files = {}
@@ -113,7 +113,7 @@ def test_a_late_write_reported_for_a_timed_call_is_an_integrity_violation(evalua
             messages=[{"event": "timing", "samples": samples, "checks": [dict(check, late=late)]}]
         )
         ev = Evaluation(vec_scale.id, "cpu", "correct", "", "x")
-        evaluator._judge_timing(ev, vec_scale, "cpu", bench, outcome)
+        evaluator.timing_judge().judge(ev, vec_scale, "cpu", bench, outcome)
         assert ev.status == status, ev.message
     assert ev.message.startswith("in timed call 4: the call returned before its work was done: 7 elements")
 
@@ -121,16 +121,16 @@ def test_a_late_write_reported_for_a_timed_call_is_an_integrity_violation(evalua
 def test_late_writes_in_correctness_cases_are_found_from_the_snapshot_file(tmp_path):
     import numpy as np
 
-    from regrapht.eval.evaluator import _late_writes
+    from regrapht.eval.verdicts import late_writes
 
     final = np.arange(10, dtype=np.int32)
     path = tmp_path / "out.at_return.bin"
     final.tofile(path)
-    assert _late_writes([{"out": final}], [{"out": str(path)}]) is None
+    assert late_writes([{"out": final}], [{"out": str(path)}]) is None
     early = final.copy()
     early[[4, 7]] = -1
     early.tofile(path)
-    message = _late_writes([{"out": final}], [{"out": str(path)}])
+    message = late_writes([{"out": final}], [{"out": str(path)}])
     assert message is not None
     assert "2 elements of `out` changed after it returned (first at index 4)" in message
 
@@ -138,16 +138,16 @@ def test_late_writes_in_correctness_cases_are_found_from_the_snapshot_file(tmp_p
 def _timed_run(evaluator, task, source: str):
     """A cpu candidate through the worker, with the worker's timed-call checks and the verdict."""
     from regrapht.eval import Evaluation
-    from regrapht.eval.evaluator import _params
+    from regrapht.eval.jobs import params as _params
 
     built = evaluator.compiler.compile(
         source, "cpu", task.function, _params(task), [a.name for a in task.args]
     )
     assert built.ok, built.diagnostics
-    run = evaluator._run_candidate(task, "cpu", {"candidate": built.library}, evaluator._test_reference(task))
+    run = evaluator.run_candidate(task, "cpu", {"candidate": built.library}, evaluator.case_reference(task))
     checks = run.outcome.last("timing")["checks"]
     ev = Evaluation(task.id, "cpu", "correct", "", "x")
-    evaluator._judge(ev, task, "cpu", run)
+    evaluator.judge(ev, task, "cpu", run)
     return checks, ev
 
 
@@ -203,7 +203,7 @@ def test_a_claim_of_identity_with_an_unjudged_call_is_refused(rotating, vec_scal
     from regrapht.eval.runner import WorkerOutcome
 
     evaluator = rotating
-    bench = evaluator._bench_reference(vec_scale)
+    bench = evaluator.bench_reference(vec_scale)
     files = {}
     for arg in vec_scale.written:
         path = tmp_path / f"{arg.name}.bin"
@@ -216,7 +216,7 @@ def test_a_claim_of_identity_with_an_unjudged_call_is_refused(rotating, vec_scal
         claim["same_as"] = same_as
         outcome = WorkerOutcome(messages=[{"event": "timing", "samples": samples, "checks": [judged, claim]}])
         ev = Evaluation(vec_scale.id, "cpu", "correct", "", "x")
-        evaluator._judge_timing(ev, vec_scale, "cpu", bench, outcome)
+        evaluator.timing_judge().judge(ev, vec_scale, "cpu", bench, outcome)
         assert ev.status == status, ev.message
     assert "never judged" in ev.message
 
@@ -240,7 +240,7 @@ def test_host_memory_counts_differences_like_late_elements():
 def test_slow_kernels_warm_up_once(build_cache, vec_scale, warmup_s, warmup_calls):
     """Three warm-up rounds, or one once `warmup_s` is spent: the timed samples are the other rounds."""
     from regrapht.eval import Evaluator
-    from regrapht.eval.evaluator import _params
+    from regrapht.eval.jobs import params as _params
     from tests.eval.conftest import candidate, quick_config
 
     config = quick_config(build_cache)
@@ -252,8 +252,8 @@ def test_slow_kernels_warm_up_once(build_cache, vec_scale, warmup_s, warmup_call
         built = evaluator.compiler.compile(
             candidate("correct.cpp"), "cpu", vec_scale.function, _params(vec_scale), ["n", "a", "x", "out"]
         )
-        run = evaluator._run_candidate(
-            vec_scale, "cpu", {"candidate": built.library}, evaluator._test_reference(vec_scale)
+        run = evaluator.run_candidate(
+            vec_scale, "cpu", {"candidate": built.library}, evaluator.case_reference(vec_scale)
         )
     rounds = len(run.outcome.all("timing_progress"))
     timing = run.outcome.last("timing")
@@ -285,7 +285,7 @@ def test_timed_rounds_visit_every_input_set_equally(build_cache, vec_scale):
     `max_rounds`): with the quick config's 0.3 s budget, a loaded machine ran as few as 8 rounds and
     left too few whole blocks to judge (2 failures in 5 runs on a 2-core machine)."""
     from regrapht.eval import Evaluator, TimingConfig
-    from regrapht.eval.evaluator import _params
+    from regrapht.eval.jobs import params as _params
     from tests.eval.conftest import candidate, quick_config
 
     fixed = TimingConfig(
@@ -300,8 +300,8 @@ def test_timed_rounds_visit_every_input_set_equally(build_cache, vec_scale):
         built = evaluator.compiler.compile(
             candidate("correct.cpp"), "cpu", vec_scale.function, _params(vec_scale), ["n", "a", "x", "out"]
         )
-        run = evaluator._run_candidate(
-            vec_scale, "cpu", {"candidate": built.library}, evaluator._test_reference(vec_scale)
+        run = evaluator.run_candidate(
+            vec_scale, "cpu", {"candidate": built.library}, evaluator.case_reference(vec_scale)
         )
     timing = run.outcome.last("timing")
     sets = timing["samples"]["candidate"]["set"]
@@ -316,34 +316,36 @@ def test_timed_rounds_visit_every_input_set_equally(build_cache, vec_scale):
 
 def test_timing_runs_at_least_min_s_within_the_budget():
     """Precise samples stop a fast kernel only once `min_s` has passed; the budget still bounds it."""
-    from regrapht.eval.worker import Worker
+    from regrapht.eval.timing_plan import enough
 
     precise = {"candidate": {"event": [1e-3] * 20, "set": [0, 1] * 10}}
     spec = {"max_rounds": 400, "min_rounds": 10, "budget_s": 1.0, "target_rse": 0.005, "min_s": 0.1}
-    assert not Worker._enough(precise, spec, elapsed=0.05, rounds=23, timed=20)
-    assert Worker._enough(precise, spec, elapsed=0.15, rounds=23, timed=20)
-    assert Worker._enough(precise, {**spec, "min_s": 5.0}, elapsed=1.01, rounds=23, timed=20)
-    assert Worker._enough(precise, {**spec, "min_s": 0.0}, elapsed=0.01, rounds=23, timed=20)
+    assert not enough(precise, spec, elapsed=0.05, rounds=23, timed=20)
+    assert enough(precise, spec, elapsed=0.15, rounds=23, timed=20)
+    assert enough(precise, {**spec, "min_s": 5.0}, elapsed=1.01, rounds=23, timed=20)
+    assert enough(precise, {**spec, "min_s": 0.0}, elapsed=0.01, rounds=23, timed=20)
 
 
 def test_the_serial_reference_reports_only_what_it_writes(build_cache, vec_scale, monkeypatch):
     """The trusted oracle's cases send back its outputs and nothing else (no inputs to check for
     changes, no snapshots at return), and its bench timing still yields samples."""
-    import regrapht.eval.evaluator as evaluator_module
+    import regrapht.eval.candidates as candidates_module
+    import regrapht.eval.oracle as oracle_module
     from regrapht.eval import Evaluator
     from tests.eval.conftest import quick_config
 
     seen = []
-    real = evaluator_module.run_worker
+    real = oracle_module.run_worker
 
     def recording(job, *args, **kwargs):
         outcome = real(job, *args, **kwargs)
         seen.append((job, outcome))
         return outcome
 
-    monkeypatch.setattr(evaluator_module, "run_worker", recording)
+    monkeypatch.setattr(oracle_module, "run_worker", recording)
+    monkeypatch.setattr(candidates_module, "run_worker", recording)
     with Evaluator(quick_config(build_cache)) as evaluator:
-        bench = evaluator._bench_reference(vec_scale)
+        bench = evaluator.bench_reference(vec_scale)
     job, outcome = seen[-1]
     assert job["trusted"]
     written = {a.name for a in vec_scale.written}
@@ -361,9 +363,9 @@ def test_a_spare_starts_its_cuda_context_only_when_told(monkeypatch):
     from regrapht.eval import worker
 
     monkeypatch.setattr("sys.stdin", io.StringIO("/jobs/7/job.json\n"))
-    assert worker._spare("/nonexistent/libcudart.so") == ("/jobs/7/job.json", None)  # never tried
+    assert worker.await_job("/nonexistent/libcudart.so") == ("/jobs/7/job.json", None)  # never tried
     monkeypatch.setattr("sys.stdin", io.StringIO(f"{worker.OPEN_CONTEXT}\n/jobs/8/job.json\n"))
-    assert worker._spare("/nonexistent/libcudart.so") == ("/jobs/8/job.json", worker._FRESH)  # tried, failed
+    assert worker.await_job("/nonexistent/libcudart.so") == ("/jobs/8/job.json", worker.FRESH_IMAGE)  # tried, failed
 
 
 class _HostBackedRuntime:
@@ -393,7 +395,7 @@ class _HostBackedRuntime:
 def test_large_transfers_go_through_the_stage_in_chunks(monkeypatch, tmp_path, nbytes):
     import numpy as np
 
-    from regrapht.eval import worker
+    from regrapht.eval import worker_memory as worker
 
     monkeypatch.setattr(worker, "STAGE_BYTES", 4096)
     monkeypatch.setattr(worker, "STAGE_SLOTS", 2)
@@ -419,7 +421,7 @@ def test_large_transfers_go_through_the_stage_in_chunks(monkeypatch, tmp_path, n
 def test_transfers_without_page_locked_memory_still_arrive(monkeypatch, tmp_path):
     import numpy as np
 
-    from regrapht.eval import worker
+    from regrapht.eval import worker_memory as worker
 
     monkeypatch.setattr(worker, "STAGE_BYTES", 4096)
     rt = _HostBackedRuntime()

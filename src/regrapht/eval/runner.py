@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from regrapht.eval.worker import OPEN_CONTEXT
+from regrapht.eval.protocol import OPEN_CONTEXT, Event, ProtocolError, check_message
 
 # What the parent answers a worker message with: "stop", a dict for the worker's stdin, or nothing.
 Reply = Literal["stop"] | dict[str, Any] | None
@@ -194,6 +194,15 @@ def run_worker(
                         continue
                     if from_spare and not outcome.messages and message.get("nonce") != nonce:
                         foreign[0] = outcome.stopped_early = True
+                    elif not foreign[0]:
+                        try:
+                            check_message(message)
+                        except ProtocolError as exc:
+                            # Never handed on: the parent reads only messages the protocol defines.
+                            outcome.channel_error = outcome.channel_error or (
+                                f"malformed message on the result channel ({exc}): {line[:120]!r}"
+                            )
+                            continue
                     outcome.messages.append(message)
                     if on_message is None or outcome.stopped_early:
                         continue
@@ -276,7 +285,7 @@ def run_worker(
         # machine, measured on the 2-core development VM.)
         oom_after = oom_kills()
         outcome.oom_killed = oom_before is not None and oom_after is not None and oom_after > oom_before
-    done = outcome.last("done")
+    done = outcome.last(Event.DONE)
     outcome.complete = (
         bool(done) and done.get("messages") == len(outcome.messages) and not outcome.channel_error
     )

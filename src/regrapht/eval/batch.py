@@ -1,0 +1,84 @@
+"""Batches: the order a batch's items take the device in (whatever is ready first, one task's items
+in their order) and the restatement of records once the batch's end settles a task's serial
+baseline. Pure functions of what they are given: the evaluator supplies its state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import dataclass
+
+from regrapht.eval import screen
+from regrapht.eval.record import Evaluation, hierarchical_reward
+from regrapht.eval.reference import BenchReference, bench_bytes
+from regrapht.eval.stats import speedup, summarize
+from regrapht.tasks import Task, derive_seed
+
+
+@dataclass
+class Prepared:
+    """An item of a batch before it runs: screened, and its compiles submitted."""
+
+    task: Task
+    source: str
+    target: str
+    findings: list[screen.Finding]
+    candidate: Future | None
+    baselines: dict[str, Future]
+    started: float
+
+
+def next_runnable(
+    prepared: list[Prepared],
+    pending: list[int],
+    missing: Callable[[Prepared], tuple[list[Future], bool]],
+    building: Callable[[Task], bool],
+    input_sets: int,
+) -> int:
+    """The first pending item that can run without waiting (compiled, its bench data built or not
+    needed); failing that, a compiled one whose task's bench data comes soonest (the smallest of
+    those being built, else the first), so its correctness cases run while the data is built;
+    failing that, waits for the next compile to end. `missing(p)` says what `p` would wait for (its
+    unfinished compiles, and whether its bench data is still to come); `building(task)` whether the
+    task's bench data is being built."""
+    while True:
+        blocked_tasks: set[str] = set()
+        compiles: list[Future] = []
+        waiting: list[int] = []
+        for i in pending:
+            p = prepared[i]
+            key = str(p.task.root)
+            if key in blocked_tasks:
+                continue  # an earlier item of its task waits: one task's items keep their order
+            unbuilt, needs_bench = missing(p)
+            if not unbuilt and not needs_bench:
+                return i
+            blocked_tasks.add(key)
+            if unbuilt:
+                compiles.extend(unbuilt)
+            else:
+                waiting.append(i)
+        if waiting:
+            soonest = [i for i in waiting if building(prepared[i].task)]
+            if soonest:
+                return min(soonest, key=lambda i: bench_bytes(prepared[i].task, input_sets))
+            return waiting[0]
+        if not compiles:
+            return pending[0]
+        wait(compiles, timeout=1.0, return_when=FIRST_COMPLETED)
+
+
+def restate_serial(
+    ev: Evaluation, candidate: list[float] | None, task: Task, bench: BenchReference, secret: bytes
+) -> bool:
+    """A record's serial timing, speedup over serial and reward, from the task's settled baseline;
+    False for a record that was never timed (`candidate`: its candidate's samples, None if none)."""
+    if candidate is None or "serial" not in ev.timings:
+        return False
+    serial = bench.serial_samples
+    ev.timings["serial"] = {**summarize(serial, serial, serial).to_dict(), **bench.serial}
+    seed = derive_seed(secret, task.id, "bootstrap")
+    ev.speedups["serial"] = speedup(serial, candidate, "serial", seed).to_dict()
+    if ev.status == "correct" and ev.reward_baseline == "serial":
+        ev.reward = hierarchical_reward("correct", ev.speedups["serial"]["value"])
+    return True

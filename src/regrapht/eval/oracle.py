@@ -1,0 +1,340 @@
+"""The oracle: the task's serial reference (serial.cpp), run in a worker process of its own to make
+the expected outputs of the correctness cases and the bench data, and timed for the serial
+baseline, kept across runs in the baseline store where it is good enough to keep. Expected
+outputs never leave the parent: the reference's output files are read into memory and removed."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from regrapht.eval.compile import Compiler, CompileResult, default_cache_dir
+from regrapht.eval.config import EvalConfig
+from regrapht.eval.cpu_meter import BackgroundMeter
+from regrapht.eval.jobs import Jobs, params
+from regrapht.eval.protocol import Event, timing_reply
+from regrapht.eval.reference import (
+    BenchReference,
+    RefCase,
+    TestReference,
+    checked_calls,
+    draw_bench_sets,
+    draw_test_cases,
+    has_perturbable,
+    set_bounds,
+)
+from regrapht.eval.runner import Reply, run_worker
+from regrapht.eval.serial_baselines import (
+    KEEP_MIN_SAMPLES,
+    SerialBaseline,
+    SerialBaselineStore,
+    baseline_key,
+    open_store,
+)
+from regrapht.eval.timing_turn import Hold, QuietGate, TimingTurn
+from regrapht.eval.verdicts import GUARD_BYTES, crash_message
+from regrapht.store import StoreError
+from regrapht.tasks import Task, derive_seed
+from regrapht.tasks.expr import ExprError
+from regrapht.tasks.generators import GeneratorError
+
+
+class ReferenceError(RuntimeError):
+    """The task's own reference failed: the task is broken, not the candidate."""
+
+
+class Oracle:
+    """The serial reference of one evaluator. `quiet` is the gate serial timings take turns on;
+    `in_batch()` says whether a batch is in progress (its baselines are then settled at its end)."""
+
+    def __init__(
+        self,
+        config: EvalConfig,
+        secret: bytes,
+        compiler: Compiler,
+        jobs: Jobs,
+        quiet: QuietGate,
+        in_batch: Callable[[], bool],
+    ):
+        self.config, self.secret, self.compiler, self.jobs = config, secret, compiler, jobs
+        self.quiet, self.in_batch = quiet, in_batch
+        self._cases: dict[str, TestReference] = {}
+        self._baselines: SerialBaselineStore | None = None
+        self._baselines_off: str | None = None if config.serial_cache else "off (EvalConfig.serial_cache)"
+        self._baselines_lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._baselines_lock:
+            if self._baselines is not None:
+                self._baselines.close()
+                self._baselines = None
+
+    def seed_of(self, task: Task):
+        return lambda *parts: derive_seed(self.secret, task.id, *parts)
+
+    def serial_build(self, task: Task) -> CompileResult:
+        serial = self.compiler.compile(
+            task.serial_source(), "serial", task.function, params(task), [a.name for a in task.args]
+        )
+        if not serial.ok:
+            raise ReferenceError(f"task {task.id}: serial.cpp does not compile:\n{serial.diagnostics}")
+        assert serial.library is not None
+        return serial
+
+    def serial_library(self, task: Task) -> str:
+        library = self.serial_build(task).library
+        assert library is not None
+        return library
+
+    # ---- the serial baseline, kept across runs ---------------------------------------------------
+    def baseline_store(self) -> SerialBaselineStore | None:
+        with self._baselines_lock:
+            if self._baselines is None and self._baselines_off is None:
+                path = self.config.serial_store or str(
+                    Path(self.config.cache_dir or default_cache_dir()) / "serial-baselines.sqlite"
+                )
+                self._baselines, self._baselines_off = open_store(path)
+            return self._baselines
+
+    def serial_key(self, task: Task) -> tuple[str, dict[str, Any]]:
+        tc = self.config.timing_config
+        return baseline_key(
+            task.id,
+            task.content_hash(),
+            task.bench_size,
+            tc.input_sets,
+            self.serial_build(task).key,
+            tc.serial_budget_s,
+            tc.serial_max_rounds,
+        )
+
+    def case_reference(self, task: Task) -> TestReference:
+        """The task's correctness cases with their expected outputs, made once per task."""
+        key = str(self.jobs.task_dir(task))
+        if key not in self._cases:
+            start = time.perf_counter()
+            try:
+                cases = draw_test_cases(
+                    task, self.jobs.task_dir(task) / "test", self.config.seeds, self.seed_of(task)
+                )
+            except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
+                raise ReferenceError(f"task {task.id}: its inputs could not be generated: {exc}") from exc
+            self.serial_library(task)  # compiled before the hold: a compile under a hold would nest
+            with self.quiet.noisy():
+                self.run_reference(task, cases, timing=None)
+            self._cases[key] = TestReference(cases, time.perf_counter() - start)
+        return self._cases[key]
+
+    def build_bench_reference(self, task: Task) -> BenchReference:
+        start = time.perf_counter()
+        # A folder per build: a task released while its data was still being written, and needed
+        # again later, is built afresh beside the old files rather than into them.
+        root = self.jobs.task_dir(task) / f"bench{self.jobs.next_id()}"
+        tc = self.config.timing_config
+        key, fields = self.serial_key(task)  # compiles serial.cpp first: a compile under a hold would nest
+        if not self.fresh_off(task):
+            self.jobs.host_perturb_library()  # likewise: the reference perturbs the checked calls' inputs with it
+        store = self.baseline_store()
+        try:
+            kept = store.get(key) if store is not None else None
+        except (sqlite3.Error, StoreError):
+            kept = None  # an unreadable store costs the reuse, never the evaluation
+        # The draws and the reference's output runs load the cores: no serial timing runs beside them.
+        hold = self.quiet.hold()
+        try:
+            try:
+                sets = draw_bench_sets(task, root, tc.input_sets, self.seed_of(task))
+                drawn = time.perf_counter()
+            except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
+                raise ReferenceError(f"task {task.id}: its bench inputs could not be generated: {exc}") from exc
+            # Fresh inputs: the reference computes the checked timed calls' outputs, on exactly their
+            # perturbed inputs, instead of one output per set; no timed call sees a set unperturbed.
+            reason = self.fresh_off(task)
+            bounds = [set_bounds(task, bench_set.inputs) for bench_set in sets] if not reason else []
+            if bounds and not any(b is not None for per_set in bounds for b in per_set.values()):
+                reason = "no perturbable input has a finite value to perturb"
+            checked = (
+                checked_calls(task, sets, bounds, self.seed_of(task), int(root.name[len("bench") :]))
+                if not reason
+                else []
+            )
+            # One reference process per case, side by side: the first case's process also times the
+            # reference, once the others have written their outputs (so they do not run beside it).
+            cases = checked or sets
+            self.reference_outputs(task, cases[1:])
+            if kept is not None:
+                self.run_reference(task, cases[:1], timing=None)  # outputs only: the timing is kept
+                baseline = kept
+            else:
+                # Within a batch, only turns: the batch settles its baselines when it is done.
+                quiet = self.config.timing_config.serial_quiet and not self.in_batch()
+                baseline = self.time_serial(task, root, cases[:1], hold, quiet)
+                baseline.key = key
+                self.keep_baseline(store, key, fields, baseline)
+        finally:
+            hold.release()
+        for bench_set in sets:
+            bench_set.inputs = {}  # on disk for the workers; only the expected outputs stay in memory
+        end = time.perf_counter()
+        return BenchReference(
+            root,
+            sets,
+            baseline.samples,
+            end - start,
+            {"draw": drawn - start, "reference": end - drawn},
+            checked=checked,
+            bounds=bounds,
+            fresh_reason=reason,
+            written_bytes=sum(sets[0].nbytes[a.name] for a in task.written),
+            serial=baseline.to_record(),
+        )
+
+    def reference_outputs(self, task: Task, cases: list[RefCase]) -> None:
+        """The reference's outputs on `cases`, one process per case, side by side (untimed): a bench
+        build waits for the slowest rather than for their sum."""
+        if len(cases) <= 1:
+            for case in cases:
+                self.run_reference(task, [case], timing=None)
+            return
+        with ThreadPoolExecutor(max_workers=len(cases), thread_name_prefix="reference") as pool:
+            for future in [pool.submit(self.run_reference, task, [case], None) for case in cases]:
+                future.result()  # the first failure is raised once every process has ended
+
+    def time_serial(
+        self, task: Task, root: Path, cases: list[RefCase], hold: Hold | None, quiet: bool
+    ) -> SerialBaseline:
+        """The reference's outputs on `cases` (the bench sets, or the checked calls' fresh inputs), then
+        its timing: in a quiet section of its own (`quiet`), or in a turn, one timing at a time, beside
+        other work."""
+        tc = self.config.timing_config
+        spec = self.jobs.timing_spec(
+            task,
+            root,
+            cases[0].nbytes,
+            ["reference"],
+            [],
+            tc.serial_budget_s,
+            tc.serial_max_rounds,
+            min_rounds=3,
+            warmup_rounds=0,  # the output-producing calls just before warmed pages and caches
+            min_s=0.0,  # serial calls are long; its rounds and budget bound it
+        )
+        # A quiet timing may become the machine's baseline, which needs samples enough to know its
+        # median (KEEP_MIN_SAMPLES); one in turns beside a batch only serves its batch, settled later.
+        spec["floor_rounds"] = KEEP_MIN_SAMPLES if quiet else 1
+        turn = TimingTurn(self.quiet, hold, quiet=quiet, max_wait_s=tc.serial_quiet_wait_s)
+        background: list[float | None] = [None]
+        try:
+            samples = self.run_reference(task, cases, timing=spec, turn=turn, background=background)
+        finally:
+            turn.give_back()
+        return SerialBaseline(samples, turn.quiet, background[0])
+
+    def keep_baseline(
+        self, store: SerialBaselineStore | None, key: str, fields: dict[str, Any], baseline: SerialBaseline
+    ) -> None:
+        tc = self.config.timing_config
+        if store is None:
+            baseline.not_kept = f"no store: {self._baselines_off}"
+            return
+        problem = baseline.problem(tc.serial_max_median_error, tc.serial_max_background)
+        if problem is not None:
+            baseline.not_kept = problem
+            return
+        try:
+            stored = store.put(key, fields, baseline)
+        except (sqlite3.Error, StoreError) as exc:  # a full disk, a store locked too long: this run's timing stands
+            baseline.not_kept = f"the store could not keep it: {exc}"
+            return
+        if not stored:
+            # Another evaluator kept one first: this run divides by its own timing, later runs by that one.
+            baseline.not_kept = "another evaluator kept a timing for this key first"
+
+    def fresh_off(self, task: Task) -> str:
+        """Why a task's timed calls cannot get fresh inputs; empty when they can."""
+        if not self.config.timing_config.fresh_inputs:
+            return "turned off (TimingConfig.fresh_inputs = False)"
+        if not has_perturbable(task):
+            return 'the task declares no perturbable input (perturb = "values" in task.toml)'
+        return ""
+
+    def run_reference(
+        self,
+        task: Task,
+        cases: list[RefCase],
+        timing: dict[str, Any] | None,
+        turn: TimingTurn | None = None,
+        background: list[float | None] | None = None,
+    ) -> list[float]:
+        """Run serial.cpp once on every case (and time it when asked), in a process of its own.
+        With a `turn`, the timing waits for it, once the outputs are written; `background` then
+        receives the other CPU activity during the timing, in cores."""
+        job_dir = self.jobs.job_dir()
+        job = self.jobs.job(
+            task,
+            {"reference": self.serial_library(task)},
+            cases,
+            ["reference"],
+            job_dir,
+            uses_cuda=False,
+            device_buffers=False,
+            runs=1,
+        )
+        job["trusted"] = True  # the oracle: only its outputs come back
+        if any(case.perturb is not None for case in cases):
+            job["host_perturb"] = self.jobs.host_perturb_library()  # checked calls' inputs, as candidates get them
+        on_message = None
+        if timing is not None and turn is not None:
+            job["await_timing"] = True  # asks once its outputs are written
+            pid: list[int | None] = [None]
+            meter: list[BackgroundMeter | None] = [None]
+
+            def on_message(message: dict[str, Any]) -> Reply:
+                if message.get("event") == Event.HELLO:
+                    pid[0] = message.get("pid")
+                if message.get("event") == Event.READY_FOR_TIMING:
+                    turn.take()
+                    meter[0] = BackgroundMeter(pid[0] if isinstance(pid[0], int) else None)
+                    return timing_reply(timing)
+                if message.get("event") == Event.TIMING:
+                    if background is not None and meter[0] is not None:
+                        background[0] = meter[0].cores()
+                    turn.give_back()
+                return None
+        else:
+            job["timing"] = timing
+        outcome = run_worker(
+            job,
+            job_dir / "job.json",
+            max(self.config.call_timeout_s, 120.0),
+            self.config.total_timeout_s * 4,
+            self.jobs.memory_limit(task),
+            on_message=on_message,
+        )
+        problem = crash_message(outcome, self.config.memory_limit_gib)
+        if problem:
+            raise ReferenceError(
+                f"task {task.id}: the serial reference failed: {problem}\n{outcome.output_head[:500]}"
+            )
+        for done in outcome.all(Event.CASE_DONE):
+            case = cases[done["case"]]
+            for arg in task.written:
+                case.expected[arg.name] = read_between_guards(Path(done["files"][arg.name]), arg.dtype.numpy)
+        shutil.rmtree(job_dir, ignore_errors=True)
+        timed = outcome.last(Event.TIMING)
+        return timed["samples"]["reference"]["host"] if timed else []
+
+
+def read_between_guards(path: Path, dtype: np.dtype) -> np.ndarray:
+    """A reference output file's data, read straight into this process's memory (one copy): the
+    expected values never stay in a file a candidate's process could read."""
+    count = max(0, path.stat().st_size - 2 * GUARD_BYTES) // np.dtype(dtype).itemsize
+    return np.fromfile(path, dtype=dtype, count=count, offset=GUARD_BYTES)
