@@ -37,6 +37,7 @@ from regrapht.eval.serial_baselines import (
     SerialBaseline,
     SerialBaselineStore,
     baseline_key,
+    keep_or_pool,
     open_store,
 )
 from regrapht.eval.timing_turn import Hold, QuietGate, TimingTurn
@@ -245,18 +246,10 @@ class Oracle:
         if store is None:
             baseline.not_kept = f"no store: {self._baselines_off}"
             return
-        problem = baseline.problem(tc.serial_max_median_error, tc.serial_max_background)
-        if problem is not None:
-            baseline.not_kept = problem
-            return
         try:
-            stored = store.put(key, fields, baseline)
+            keep_or_pool(store, key, fields, baseline, tc.serial_max_median_error, tc.serial_max_background)
         except (sqlite3.Error, StoreError) as exc:  # a full disk, a store locked too long: this run's timing stands
             baseline.not_kept = f"the store could not keep it: {exc}"
-            return
-        if not stored:
-            # Another evaluator kept one first: this run divides by its own timing, later runs by that one.
-            baseline.not_kept = "another evaluator kept a timing for this key first"
 
     def fresh_off(self, task: Task) -> str:
         """Why a task's timed calls cannot get fresh inputs; empty when they can."""
