@@ -31,6 +31,7 @@ from regrapht.eval.compile import Compiler, CompileResult, Kind, default_cache_d
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.cpu_meter import BackgroundMeter
 from regrapht.eval.cudart import CudaError
+from regrapht.eval.entry import for_task as task_entry
 from regrapht.eval.device_judge import DeviceJudge, JudgeUnavailable
 from regrapht.eval.record import RANK, CaseResult, Evaluation, hierarchical_reward
 from regrapht.eval.reference import (
@@ -398,7 +399,7 @@ class Evaluator:
         return [], bench is None or not bench.done()
 
     def _uses_device_check(self, task: Task, target: str) -> bool:
-        return self.config.timing and target == "cuda" and task.convention == "device"
+        return self.config.timing and target == "cuda" and task.device_buffers
 
     # ---- stages ----------------------------------------------------------------------------
     def _prepare(self, task: Task, source: str, target: str, baselines: dict[str, str]) -> _Prepared:
@@ -449,7 +450,9 @@ class Evaluator:
 
     def _submitter(self, task: Task):
         params, names = _params(task), [a.name for a in task.args]
-        return lambda source, kind: self.compiler.submit(source, kind, task.function, params, names)
+        return lambda source, kind: self.compiler.submit(
+            source, kind, task.function, params, names, entry=task_entry(task, kind)
+        )
 
     def _finish(self, p: _Prepared) -> Evaluation:
         task = p.task
@@ -545,7 +548,12 @@ class Evaluator:
 
     def _serial_build(self, task: Task) -> CompileResult:
         serial = self.compiler.compile(
-            task.serial_source(), "serial", task.function, _params(task), [a.name for a in task.args]
+            task.serial_source(),
+            "serial",
+            task.function,
+            _params(task),
+            [a.name for a in task.args],
+            entry=task_entry(task, "serial"),
         )
         if not serial.ok:
             raise ReferenceError(f"task {task.id}: serial.cpp does not compile:\n{serial.diagnostics}")
@@ -989,7 +997,7 @@ class Evaluator:
             ["candidate"],
             job_dir,
             uses_cuda=uses_cuda,
-            device_buffers=uses_cuda and task.convention == "device",
+            device_buffers=uses_cuda and task.device_buffers,
             runs=2,
         )
         job["await_timing"] = self.config.timing
@@ -1490,7 +1498,7 @@ class Evaluator:
                 f"a timed output the worker's report omits was judged on the device: {unclaimed[0].problem}"
             )
             return
-        primary = "event" if target == "cuda" and task.convention == "device" else "host"
+        primary = "event" if target == "cuda" and task.device_buffers else "host"
         samples = timing["samples"]
         # The hold the calls were timed behind, as the worker reports it but never more than
         # configured: the worker runs candidate code.

@@ -15,8 +15,10 @@ import regrapht
 from regrapht.eval import toolchain
 from regrapht.eval.compile import Compiler
 from regrapht.eval.config import EvalConfig
+from regrapht.eval.entry import for_task
 from regrapht.eval.evaluator import Evaluator, ReferenceError, _params
 from regrapht.tasks import Task
+from regrapht.tasks.structs import components
 
 MIN_NAIVE_MS = 1.0  # a bench size whose naive kernel runs shorter measures launches, not the GPU
 # A best-known solution's distinct optimization steps set its task's tier (docs/suite.md).
@@ -85,7 +87,7 @@ def degenerate_problems(task: Task, cases: list) -> list[str]:
                 f"`{arg.name}` is identical for every seed at {biggest[0].label.rsplit(',', 1)[0]}: "
                 "the output does not depend on the inputs"
             )
-        values = first.astype(np.float64)
+        values = components(first, arg.dtype).astype(np.float64)
         finite = values[np.isfinite(values)]
         if first.size >= 8:
             if finite.size == 0:
@@ -129,7 +131,9 @@ def check_task(task: Task, evaluator: Evaluator, gpu: bool, compiler: Compiler |
             if label == "naive.cu":
                 result.warnings.append("no naive.cu: the GPU baseline is missing")
             continue
-        built = compiler.compile(source, "cuda", task.function, _params(task), [a.name for a in task.args])
+        built = compiler.compile(
+            source, "cuda", task.function, _params(task), [a.name for a in task.args], entry=for_task(task, "cuda")
+        )
         if not built.ok:
             result.fail(f"{label} does not compile with nvcc:\n{built.diagnostics}")
     if task.split == "test" and task.solution_path is None:
@@ -222,7 +226,12 @@ def check_tasks(
             for source in (task.naive_source(), _solution(task)):
                 if source is not None:
                     evaluator.compiler.submit(
-                        source, "cuda", task.function, _params(task), [a.name for a in task.args]
+                        source,
+                        "cuda",
+                        task.function,
+                        _params(task),
+                        [a.name for a in task.args],
+                        entry=for_task(task, "cuda"),
                     )
         if gpu:
             evaluator.prefetch(tasks, threads=reference_threads)
