@@ -31,8 +31,8 @@ from regrapht.eval.compile import Compiler, CompileResult, Kind, default_cache_d
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.cpu_meter import BackgroundMeter
 from regrapht.eval.cudart import CudaError
-from regrapht.eval.entry import for_task as task_entry
 from regrapht.eval.device_judge import DeviceJudge, JudgeUnavailable
+from regrapht.eval.entry import for_task as task_entry
 from regrapht.eval.record import RANK, CaseResult, Evaluation, hierarchical_reward
 from regrapht.eval.reference import (
     BenchReference,
