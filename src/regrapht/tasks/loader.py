@@ -151,6 +151,7 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
 
     _check_signature(function, signature, args, ctx)
     _v2_check_convention(convention, signature, ctx)
+    _v2_check_scratch(signature, args, ctx)
     requires = _v2_requires(data, ctx, bench, tests)
     launch = _v2_launch(data, convention, args, ctx, bench, tests)
     _check_coverage(args, joint, root, ctx)
@@ -219,10 +220,10 @@ def _arg(index: int, raw: Any, ctx: _Ctx, declared_structs: dict[str, DType] | N
             f"{where}.dtype", f"unknown dtype {dtype_name!r} (known: {known}; structs are declared in [[structs]])"
         )
     dt = declared_structs[dtype_name] if dtype_name in declared_structs else dtype(dtype_name)
-    if dt.is_compound and role not in ("input", "output", "inout"):
+    if dt.is_compound and role not in ("input", "output", "inout", "scratch"):
         raise ctx.fail(f"{where}.dtype", f"{dtype_name} is a compound type: only arrays may have it, not {role}s")
     length = raw.get("length")
-    is_array = role in ("input", "output", "inout")
+    is_array = role in ("input", "output", "inout", "scratch")
     if is_array:
         if length is None:
             raise ctx.fail(where, "arrays need `length`, an integer expression of the sizes")
@@ -521,3 +522,10 @@ def _v2_launch(
         where, _, message = str(exc).partition(": ")
         raise ctx.fail(where, message) from None
     return launch
+
+
+def _v2_check_scratch(signature: str, args: list[Arg], ctx: _Ctx) -> None:
+    _, params = parse_signature(signature)
+    for param, arg in zip(params, args):
+        if arg.role == "scratch" and param.is_const:
+            raise ctx.fail("signature", f"parameter {param.name!r} is a scratch workspace: it cannot be const")

@@ -18,8 +18,10 @@ COMPUTE_UNITS = ("fp64", "fp32", "int32", "tf32_tensor", "fp16_tensor", "fp8_ten
 # slot, such as a CSR matrix's values).
 CONTINUOUS_GENERATORS = ("uniform", "normal", "lognormal", "exponential", "grid", "points", None)
 
-Role = Literal["size", "scalar", "input", "output", "inout"]
-ROLES: tuple[str, ...] = ("size", "scalar", "input", "output", "inout")
+# scratch: a workspace the harness allocates, guards and poisons before every call; never read as
+# input, never compared.
+Role = Literal["size", "scalar", "input", "output", "inout", "scratch"]
+ROLES: tuple[str, ...] = ("size", "scalar", "input", "output", "inout", "scratch")
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
 SPLITS: tuple[str, ...] = ("train", "test", "example")
 CONVENTIONS: tuple[str, ...] = ("device", "host", "kernel")
@@ -78,7 +80,7 @@ class Arg:
 
     @property
     def is_array(self) -> bool:
-        return self.role in ("input", "output", "inout")
+        return self.role in ("input", "output", "inout", "scratch")
 
     @property
     def is_written(self) -> bool:
@@ -212,6 +214,8 @@ class Task:
         """Bytes every correct implementation must move: inputs read once, outputs written once."""
         total = 0
         for a in self.arrays:
+            if a.role == "scratch":  # a workspace is the implementation's choice, not a floor
+                continue
             per_element = a.dtype.numpy.itemsize * a.n_elements(sizes)
             total += per_element * (2 if a.role == "inout" else 1)
         return total
