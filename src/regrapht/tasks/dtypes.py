@@ -64,6 +64,9 @@ def _complex(name: str, part: str, c_names: tuple[str, ...]) -> DType:
     )
 
 
+# C++'s bool, one byte (0 or 1): for masks and flags in arrays only (no perturbation, no scalars).
+DTYPES["bool"] = DType("bool", np.dtype("bool"), ("bool",), False, 0.0, 0.0)
+
 # CUDA's complex types are float2/double2 with (x, y) = (real, imaginary): numpy's layout exactly.
 DTYPES["complex64"] = _complex("complex64", "float32", ("cuFloatComplex", "cuComplex", "float2"))
 DTYPES["complex128"] = _complex("complex128", "float64", ("cuDoubleComplex", "double2"))

@@ -222,6 +222,8 @@ def _arg(index: int, raw: Any, ctx: _Ctx, declared_structs: dict[str, DType] | N
     dt = declared_structs[dtype_name] if dtype_name in declared_structs else dtype(dtype_name)
     if dt.is_compound and role not in ("input", "output", "inout", "scratch"):
         raise ctx.fail(f"{where}.dtype", f"{dtype_name} is a compound type: only arrays may have it, not {role}s")
+    if dt.name == "bool" and role not in ("input", "output", "inout", "scratch"):
+        raise ctx.fail(f"{where}.dtype", f"bool is for arrays (masks, flags), not {role}s")
     length = raw.get("length")
     is_array = role in ("input", "output", "inout", "scratch")
     if is_array:
@@ -265,6 +267,8 @@ def _arg(index: int, raw: Any, ctx: _Ctx, declared_structs: dict[str, DType] | N
         if role not in ("input", "inout"):
             raise ctx.fail(f"{where}.perturb", f"only inputs and inouts are perturbed; {role} arguments are not")
         perturb = _choice(perturb, PERTURB, ctx, f"{where}.perturb")
+        if perturb == "values" and dt.name == "bool":
+            raise ctx.fail(f"{where}.perturb", "bool inputs are not perturbed")
         if perturb == "values" and dt.is_compound and initial is None:
             raise ctx.fail(f"{where}.perturb", f"{dt.name} inputs are not perturbed (compound element type)")
     return Arg(

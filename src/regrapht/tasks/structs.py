@@ -110,8 +110,9 @@ def layout_assertions(dt: DType) -> str:
 
 def defines_struct(source: str, name: str) -> bool:
     """Whether a source defines `struct NAME {` or `typedef struct ... {...} NAME;` itself."""
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)  # a definition in a comment is none
     pattern = rf"\bstruct\s+{re.escape(name)}\s*\{{|\}}\s*{re.escape(name)}\s*;|\busing\s+{re.escape(name)}\s*="
-    return re.search(pattern, source) is not None
+    return re.search(pattern, code) is not None
 
 
 def components(values: np.ndarray, dt: DType) -> np.ndarray:
