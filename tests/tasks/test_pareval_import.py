@@ -193,9 +193,9 @@ def imported(tmp_path_factory):
 
 def test_a_pareval_checkout_s_problems_are_found(imported):
     root, _, _ = imported
-    assert [p.name for p in find_problems(root)] == ["00_demo_triple", "03_demo_graph", "01_demo_nearest", "02_demo_constant"] or {
-        p.name for p in find_problems(root)
-    } == {"00_demo_triple", "01_demo_nearest", "02_demo_constant", "03_demo_graph"}
+    problems = {p.name: p for p in find_problems(root)}
+    assert set(problems) == {"00_demo_triple", "01_demo_nearest", "02_demo_constant", "03_demo_graph"}
+    assert problems["01_demo_nearest"].category == "geometry" and problems["01_demo_nearest"].prompt.is_file()
     with pytest.raises(FileNotFoundError, match="not a ParEval checkout"):
         find_problems(root / "drivers")
 

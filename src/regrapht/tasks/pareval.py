@@ -336,7 +336,8 @@ def _number(text: str) -> float | int:
 
 def _generator(a: _Array, low: str, high: str, compound: bool = False) -> dict:
     lo, hi = _literal(low), _literal(high)
-    floats = a.dtype in ("float32", "float64", "complex64", "complex128") or compound
+    struct = a.dtype not in C_TYPES.values()  # a struct's fields are drawn alike (see _sources)
+    floats = a.dtype in ("float32", "float64", "complex64", "complex128") or compound or struct
     if a.dtype == "bool" and (lo, hi) in ((0, 1), (0, 2)):
         return {"kind": "integers", "low": 0, "high": 2}
     if floats:
