@@ -104,6 +104,10 @@ def show_command(
         console.print(escape(t.description))
     console.print(f"[dim]{t.root}[/]")
     console.print(f"signature: {t.signature}   convention: {t.convention}")
+    if t.launch is not None:
+        console.print(f"launch: {escape(t.launch.describe())}")
+    if t.requires:
+        console.print(f"requires: {escape(', '.join(t.requires))}")
     table = tables.table()
     tables.key_column(table, "arg")
     for column in ("role", "dtype", "length"):
