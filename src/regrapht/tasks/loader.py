@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from regrapht.tasks import expr, generators, kernel, structs
+from regrapht.tasks import expr, format_v2, generators
 from regrapht.tasks.dtypes import DTYPES, DType, dtype
 from regrapht.tasks.model import (
     COMPUTE_UNITS,
@@ -117,7 +117,7 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
     test_sizes = _req(sizes_table, "test", ctx, "sizes", list)
     bench_size = _req(sizes_table, "bench", ctx, "sizes", dict)
 
-    declared_structs = _v2_structs(data, ctx)
+    declared_structs = format_v2.declared_structs(data, ctx)
     args = [_arg(i, raw, ctx, declared_structs) for i, raw in enumerate(raw_args)]
     names = [a.name for a in args]
     duplicates = {n for n in names if names.count(n) > 1}
@@ -150,10 +150,10 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
                 raise ctx.fail(f"roofline.{key}", str(exc)) from None
 
     _check_signature(function, signature, args, ctx)
-    _v2_check_convention(convention, signature, ctx)
-    _v2_check_scratch(signature, args, ctx)
-    requires = _v2_requires(data, ctx, bench, tests)
-    launch = _v2_launch(data, convention, args, ctx, bench, tests)
+    format_v2.check_convention(convention, signature, ctx)
+    format_v2.check_scratch(signature, args, ctx)
+    requires = format_v2.preconditions(data, ctx, bench, tests)
+    launch = format_v2.kernel_launch(data, convention, args, ctx, bench, tests)
     _check_coverage(args, joint, root, ctx)
     for a in args:
         if a.length is not None:
@@ -210,7 +210,7 @@ def _arg(index: int, raw: Any, ctx: _Ctx, declared_structs: dict[str, DType] | N
     unknown = set(raw) - _ARG_KEYS
     if unknown:
         raise ctx.fail(where, f"unknown field(s) {', '.join(sorted(unknown))}")
-    raw, initial, scalar_result = _v2_output_declaration(raw, ctx, where)
+    raw, initial, scalar_result = format_v2.output_declaration(raw, ctx, where)
     role = _choice(_req(raw, "role", ctx, where, str), ROLES, ctx, f"{where}.role")
     dtype_name = _req(raw, "dtype", ctx, where, str)
     declared_structs = declared_structs or {}
@@ -257,7 +257,7 @@ def _arg(index: int, raw: Any, ctx: _Ctx, declared_structs: dict[str, DType] | N
 
     tolerance = None
     if role in ("output", "inout") and dt.is_compound:
-        tolerance = _v2_compound_tolerance(raw.get("tolerance"), dt, ctx, f"{where}.tolerance")
+        tolerance = format_v2.compound_tolerance(raw.get("tolerance"), dt, ctx, f"{where}.tolerance", _tolerance)
     elif role in ("output", "inout"):
         tolerance = _tolerance(raw.get("tolerance"), dt, ctx, f"{where}.tolerance")
     elif "tolerance" in raw:
@@ -407,129 +407,3 @@ def _check_coverage(args: list[Arg], joint: list[JointGenerator], root: Path, ct
             raise ctx.fail(f"args.{a.name}", f"has a generator but is also filled by {covered[a.name]}")
         if a.name in covered and not a.is_read:
             raise ctx.fail(f"args.{a.name}", f"is filled by {covered[a.name]} but is not an input")
-
-
-# ---- task format v2: structs, initial values, scalar results, preconditions, the kernel convention ----
-
-
-def _v2_structs(data: dict[str, Any], ctx: _Ctx) -> dict[str, DType]:
-    try:
-        return structs.parse_structs(data.get("structs"))
-    except structs.StructError as exc:
-        where, _, message = str(exc).partition(": ")
-        raise ctx.fail(where, message) from None
-
-
-def _v2_output_declaration(raw: dict[str, Any], ctx: _Ctx, where: str) -> tuple[dict[str, Any], Any, bool]:
-    """An output's `initial` value and a missing `length` (a scalar result), rewritten into what the
-    rest of the loader knows: an output that starts at a declared value is an inout whose input is
-    that value (the harness restores inouts before every call), never perturbed; a scalar result is
-    an array of one. Returns (the rewritten table, the declared initial value, scalar result)."""
-    role = raw.get("role")
-    initial = raw.get("initial")
-    if initial is not None and role != "output":
-        raise ctx.fail(f"{where}.initial", f"only outputs declare an initial value ({role} arguments do not)")
-    scalar_result = role == "output" and "length" not in raw
-    if initial is None and not scalar_result:
-        return raw, None, False
-    table = dict(raw)
-    if scalar_result:
-        table["length"] = "1"
-    if initial is not None:
-        if isinstance(initial, bool) or not isinstance(initial, (int, float, dict)):
-            raise ctx.fail(
-                f"{where}.initial", f"expected a number or a generator table {{ kind = ... }}, got {initial!r}"
-            )
-        if "generator" in raw or "perturb" in raw:
-            raise ctx.fail(where, "an output with `initial` takes no `generator` or `perturb` (it is never perturbed)")
-        table["role"] = "inout"
-        table["generator"] = {"kind": "constant", "value": initial} if not isinstance(initial, dict) else initial
-        table["perturb"] = "none"
-    return table, initial, scalar_result
-
-
-def _v2_compound_tolerance(raw: Any, dt: DType, ctx: _Ctx, where: str) -> Tolerance:
-    """A struct's or complex number's tolerance: one for every float field (integer fields exact),
-    or a table of per-field tolerances ({ x = { atol = 1e-9 }, id = "exact" })."""
-    floats = [f for _, f in dt.fields if f.is_float]
-    loosest = floats[0] if floats else None
-    if raw is None or raw in ("exact", "custom"):
-        if raw is None and loosest is not None:
-            return Tolerance("close", loosest.default_rtol, loosest.default_atol)
-        return Tolerance(raw or "exact")
-    if isinstance(raw, dict) and raw and set(raw) <= {"rtol", "atol"}:
-        if loosest is None:
-            raise ctx.fail(where, f"{dt.name} has no float field; it is compared exactly")
-        return _tolerance(raw, loosest, ctx, where)
-    field_names = [name for name, _ in dt.fields]
-    if isinstance(raw, dict) and raw and set(raw) <= set(field_names):
-        per_field = tuple(
-            (name, _tolerance(raw[name], component, ctx, f"{where}.{name}"))
-            for name, component in dt.fields
-            if name in raw
-        )
-        if any(t.kind == "custom" for _, t in per_field):
-            raise ctx.fail(where, '"custom" applies to a whole output, not to one field')
-        return Tolerance("close" if floats else "exact", fields=per_field)
-    raise ctx.fail(
-        where,
-        f'expected "exact", "custom", {{ rtol = ..., atol = ... }} or a table of fields '
-        f"({', '.join(field_names)}) to tolerances, got {raw!r}",
-    )
-
-
-def _v2_requires(
-    data: dict[str, Any], ctx: _Ctx, bench: dict[str, int], tests: list[dict[str, int]]
-) -> tuple[str, ...]:
-    """`require = ["is_pow2(N)", "M >= 2"]`: conditions every test and bench size must meet."""
-    raw = data.get("require", [])
-    if not isinstance(raw, list) or not all(isinstance(r, str) for r in raw):
-        raise ctx.fail("require", f"expected a list of conditions on the sizes, got {raw!r}")
-    labelled = [("sizes.bench", bench)] + [(f"sizes.test[{i}]", t) for i, t in enumerate(tests)]
-    for i, condition in enumerate(raw):
-        for label, s in labelled:
-            try:
-                met = expr.holds(condition, s)
-            except expr.ExprError as exc:
-                raise ctx.fail(f"require[{i}]", str(exc)) from None
-            if not met:
-                raise ctx.fail(f"require[{i}]", f"{condition!r} does not hold at {label} {s}")
-    return tuple(raw)
-
-
-def _v2_check_convention(convention: str, signature: str, ctx: _Ctx) -> None:
-    is_kernel = signature.lstrip().startswith("__global__")
-    if convention == "kernel" and not is_kernel:
-        raise ctx.fail("signature", 'the kernel convention declares a kernel: `__global__ void NAME(...)`')
-    if convention != "kernel" and is_kernel:
-        raise ctx.fail("signature", f'a __global__ kernel needs convention = "kernel" (this task says {convention!r})')
-
-
-def _v2_launch(
-    data: dict[str, Any],
-    convention: str,
-    args: list[Arg],
-    ctx: _Ctx,
-    bench: dict[str, int],
-    tests: list[dict[str, int]],
-) -> kernel.Launch | None:
-    if convention != "kernel":
-        if "launch" in data:
-            raise ctx.fail("launch", 'only the kernel convention (convention = "kernel") declares a launch')
-        return None
-    allowed = {a.name for a in args if a.role == "size"}
-    labelled = [("sizes.bench", bench)] + [(f"sizes.test[{i}]", t) for i, t in enumerate(tests)]
-    try:
-        launch = kernel.parse_launch(data.get("launch"))
-        kernel.check_launch(launch, allowed, labelled)
-    except kernel.LaunchError as exc:
-        where, _, message = str(exc).partition(": ")
-        raise ctx.fail(where, message) from None
-    return launch
-
-
-def _v2_check_scratch(signature: str, args: list[Arg], ctx: _Ctx) -> None:
-    _, params = parse_signature(signature)
-    for param, arg in zip(params, args):
-        if arg.role == "scratch" and param.is_const:
-            raise ctx.fail("signature", f"parameter {param.name!r} is a scratch workspace: it cannot be const")

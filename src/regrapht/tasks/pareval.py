@@ -30,6 +30,7 @@ from pathlib import Path
 
 from regrapht.tasks.pareval_read import (
     C_TYPES,
+    ArraySpec,
     NeedsHand,
     Param,
     Sizes,
@@ -40,17 +41,13 @@ from regrapht.tasks.pareval_read import (
     prompt_structs,
     read_prompt,
     strip_comments,
+    task_id_for,
 )
+from regrapht.tasks.pareval_write import host_preamble, serial_source, task_toml
 
 _SMALL = 7  # an odd test size beside a larger one
 _SMALL_POW2 = 8
 _LARGE = 512  # ParEval validates at 512 or 1024; 512 keeps O(N^3) references quick
-_SERIAL_HEADERS = [
-    *("algorithm", "array", "cassert", "cfloat", "climits", "cmath", "complex", "cstddef", "cstdint"),
-    *("cstdlib", "cstring", "functional", "limits", "map", "numeric", "queue", "set", "stack", "stdexcept"),
-    *("string",),
-    *("tuple", "type_traits", "unordered_map", "unordered_set", "utility", "vector"),
-]
 
 
 @dataclass
@@ -81,10 +78,6 @@ def find_problems(root: Path) -> list[Problem]:
     ]
 
 
-def task_id_for(name: str) -> str:
-    return "pareval_" + re.sub(r"[^A-Za-z0-9_-]", "_", name)
-
-
 def import_all(root: Path, out: Path, only: set[str] | None = None) -> list[Imported]:
     """Convert every CUDA problem (or those named in `only`) into `out/<task id>/`."""
     path = root / "drivers" / "problem-sizes.json"
@@ -111,18 +104,6 @@ def import_all(root: Path, out: Path, only: set[str] | None = None) -> list[Impo
 
 
 # ---- one problem --------------------------------------------------------------------------------
-
-
-@dataclass
-class _Array:
-    param: Param
-    dtype: str
-    length: str
-    member: str = ""  # the Context member compute() passes (the device buffer)
-    host: str | None = None  # the Context member best() reads or writes
-    generator: dict | None = None
-    initial: float | int | None = None
-    role: str = "input"
 
 
 def convert(problem: Problem, size_text: str, notes: list[str]) -> dict[str, str]:
@@ -187,8 +168,8 @@ def convert(problem: Problem, size_text: str, notes: list[str]) -> dict[str, str
     call_code = _baseline_call(best, arrays, {**size_names, **scalar_members}, members)
 
     structs_used = {a.dtype for a in arrays if a.dtype in structs}
-    serial = _serial(kernel, params, arrays, call_code, baseline, members, _host_preamble(preamble))
-    toml = _toml(
+    serial = serial_source(kernel, params, arrays, call_code, baseline, members, host_preamble(preamble))
+    toml = task_toml(
         problem, kernel, params, arrays, scalars, structs, structs_used, description, preamble,
         tolerance, threads, block, pow2, size_params, tests, bench,
     )
@@ -247,29 +228,29 @@ def _test_problem_sizes(pow2: bool, bench: int) -> list[int]:
     return [small, min(_LARGE, max(small * 2, bench // 2))]
 
 
-def _array(p: Param, structs: dict, member: str, init: str, sizes: Sizes, size_names: dict[str, str]) -> _Array:
+def _array(p: Param, structs: dict, member: str, init: str, sizes: Sizes, size_names: dict[str, str]) -> ArraySpec:
     dtype = structs and p.c_type in structs and p.c_type or C_TYPES.get(p.c_type)
     if not dtype:
         raise NeedsHand(f"parameter {p.name} has type {p.c_type!r}, which has no dtype")
     if p.fixed_length:
-        return _Array(p, dtype, p.fixed_length, member)
+        return ArraySpec(p, dtype, p.fixed_length, member)
     m = re.search(rf"ALLOC\(\s*ctx->{member}\s*,\s*(.*?)\)\s*;", init)
     if m is None:
         raise NeedsHand(f"init() does not ALLOC ctx->{member}")
     size = m.group(1).strip()
     if re.fullmatch(r"sizeof\([^)]*\)", size):
-        return _Array(p, dtype, "1", member)
+        return ArraySpec(p, dtype, "1", member)
     count = re.fullmatch(r"(.*?)\s*\*\s*sizeof\([^)]*\)", size)
     if count is None:
         raise NeedsHand(f"ALLOC(ctx->{member}, {size}) is not COUNT * sizeof(T)")
-    return _Array(p, dtype, expression(count.group(1), sizes, size_names), member)
+    return ArraySpec(p, dtype, expression(count.group(1), sizes, size_names), member)
 
 
 def _norm(name: str) -> str:
     return re.sub(r"^(d_|h_|cpu|host|dev)", "", name).lower()
 
 
-def _sources(arrays: list[_Array], reset: str, members: dict[str, str], notes: list[str]) -> None:
+def _sources(arrays: list[ArraySpec], reset: str, members: dict[str, str], notes: list[str]) -> None:
     """Each array's host member, generator, starting value and role, from reset()."""
     fills = {m.group(1): (m.group(2), m.group(3)) for m in re.finditer(r"fillRand\(\s*ctx->(\w+)\s*,\s*([^,]+?)\s*,\s*([^)]+?)\s*\)\s*;", reset)}
     fills.update(_rand_loops(reset))
@@ -334,7 +315,7 @@ def _number(text: str) -> float | int:
     return float(text) if any(c in text for c in ".eE") else int(text)
 
 
-def _generator(a: _Array, low: str, high: str, compound: bool = False) -> dict:
+def _generator(a: ArraySpec, low: str, high: str, compound: bool = False) -> dict:
     lo, hi = _literal(low), _literal(high)
     struct = a.dtype not in C_TYPES.values()  # a struct's fields are drawn alike (see _sources)
     floats = a.dtype in ("float32", "float64", "complex64", "complex128") or compound or struct
@@ -362,7 +343,7 @@ def _tolerance(validate: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def _baseline_call(best: str, arrays: list[_Array], size_names: dict[str, str], members: dict[str, str]) -> str:
+def _baseline_call(best: str, arrays: list[ArraySpec], size_names: dict[str, str], members: dict[str, str]) -> str:
     m = re.search(r"(?:([\w:<>]+)\s+(\w+)\s*=\s*)?(correct\w+)\s*\((.*?)\)\s*;", best, re.S)
     if m is None:
         raise NeedsHand("best() does not call a correct...() baseline")
@@ -392,156 +373,3 @@ def _baseline_call(best: str, arrays: list[_Array], size_names: dict[str, str], 
         raise NeedsHand("the baseline returns its result, and no single scalar output receives it")
     unread[0].host = None
     return f"*{unread[0].param.name} = {call};"
-
-
-# ---- writing the folder -------------------------------------------------------------------------
-
-_HELPERS = """
-// Between the kernel's buffers and the baseline's std containers (same element layout).
-template <class T> static void rg_resize(std::vector<T>& v, size_t n) { v.assign(n, T()); }
-template <class T, size_t K> static void rg_resize(std::array<T, K>& a, size_t) { a.fill(T()); }
-template <class C, class P> static void rg_load(C& c, const P* p, size_t n) {
-    rg_resize(c, n);
-    if constexpr (std::is_same<typename C::value_type, bool>::value) {  // std::vector<bool> packs bits
-        for (size_t i = 0; i < n; ++i) c[i] = p[i];
-    } else {
-        static_assert(sizeof(typename C::value_type) == sizeof(P), "the baseline's element type differs from the kernel's");
-        if (n) std::memcpy((void*)&c[0], (const void*)p, n * sizeof(P));
-    }
-}
-template <class C, class P> static void rg_store(const C& c, P* p, size_t n) {
-    // An output the baseline leaves shorter (a convex hull of fewer points than the buffer holds)
-    // has no defined value past its end: such a problem needs a checker of its own (check.py).
-    if ((size_t)c.size() < n) throw std::length_error("regrapht: the baseline's result is shorter than the kernel's output buffer; this problem needs a check.py");
-    size_t k = n;
-    if constexpr (std::is_same<typename C::value_type, bool>::value) {
-        for (size_t i = 0; i < k; ++i) p[i] = c[i];
-    } else {
-        static_assert(sizeof(typename C::value_type) == sizeof(P), "the baseline's element type differs from the kernel's");
-        if (k) std::memcpy((void*)p, (const void*)&c[0], k * sizeof(P));
-    }
-}
-"""
-
-
-def _c_length(length: str) -> str:
-    return "(size_t)(" + length.replace("//", "/") + ")"
-
-
-def _host_preamble(preamble: str) -> str:
-    """The prompt's declarations the baseline may use (`__constant__` tables, `__device__` helpers),
-    as host code; its structs come from the task's [[structs]]."""
-    code = re.sub(r"struct\s+\w+\s*\{[^}]*\}\s*;", "", preamble)
-    code = re.sub(r"__constant__\s+", "static const ", code)
-    code = re.sub(r"__device__\s+", "static ", code)
-    return code.strip()
-
-
-def _serial(
-    kernel: str,
-    params: list[Param],
-    arrays: list[_Array],
-    call: str,
-    baseline: str,
-    members: dict[str, str],
-    preamble: str = "",
-) -> str:
-    body = []
-    for a in arrays:
-        if a.host is None:
-            continue
-        container = members.get(a.host)
-        if container is None:
-            raise NeedsHand(f"the Context declares no {a.host}")
-        n = _c_length(a.length)
-        body.append(f"    {container} v_{a.param.name};")
-        if a.role == "output" and a.initial is None:
-            body.append(f"    rg_resize(v_{a.param.name}, {n});")
-        else:
-            body.append(f"    rg_load(v_{a.param.name}, {a.param.name}, {n});")
-    body.append(f"    {call}")
-    for a in arrays:
-        if a.host is not None and a.role != "input":
-            body.append(f"    rg_store(v_{a.param.name}, {a.param.name}, {_c_length(a.length)});")
-    signature = ", ".join(_c_param(p) for p in params)
-    baseline = re.sub(r"^\s*#\s*pragma\s+once\s*$", "", baseline, flags=re.M)
-    includes = "\n".join(f"#include <{h}>" for h in _SERIAL_HEADERS)
-    complex_header = "#include <cuComplex.h>\n" if any(a.dtype.startswith("complex") for a in arrays) else ""
-    return (
-        "// Imported by `regrapht tasks import pareval`: ParEval's baseline.hpp, unchanged, and a wrapper\n"
-        "// with the kernel's parameters that makes the driver's best() call.\n"
-        f"{includes}\n{complex_header}\n#define NO_INLINE\n#define NO_OPTIMIZE\n\n"
-        + (f"// ---- the prompt's declarations ----\n{preamble}\n\n" if preamble else "")
-        + f"// ---- baseline.hpp ----\n{baseline.strip()}\n// ---- end of baseline.hpp ----\n{_HELPERS}\n"
-        f"void {kernel}({signature}) {{\n" + "\n".join(body) + "\n}\n"
-    )
-
-
-def _c_param(p: Param) -> str:
-    return f"{'const ' if p.const else ''}{p.c_type}{'*' if p.pointer else ''} {p.name}"
-
-
-def _q(text: str) -> str:
-    return json.dumps(text)  # a TOML basic string
-
-
-def _toml(problem, kernel, params, arrays, scalars, structs, structs_used, description, preamble,
-          tolerance, threads, block, pow2, size_params, tests, bench) -> str:
-    by_name = {a.param.name: a for a in arrays}
-    note = (
-        f" ParEval's check, kept here: |actual - expected| <= {tolerance:g} (absolute), at one size."
-        if tolerance is not None
-        else " ParEval compares the results exactly."
-    )
-    prompt_note = f" The prompt also declares: {' '.join(preamble.split())}" if preamble else ""
-    lines = [
-        f"# Imported from ParEval {problem.category}/{problem.name} by `regrapht tasks import pareval`.",
-        f"id = {_q(task_id_for(problem.name))}",
-        f"title = {_q('ParEval ' + problem.name)}",
-        f"category = {_q(problem.category)}",
-        'difficulty = "medium"',
-        'split = "example"',
-        f"function = {_q(kernel)}",
-        f"signature = {_q('__global__ void ' + kernel + '(' + ', '.join(_c_param(p) for p in params) + ')')}",
-        'convention = "kernel"',
-        f"description = {_q(description + prompt_note + note)}",
-    ]
-    if pow2:
-        lines.append(f"require = [{_q('is_pow2(' + size_params[0].name + ')')}]")
-    for name in sorted(structs_used):
-        fields = ", ".join(f"{{ name = {_q(f)}, dtype = {_q(d)} }}" for f, d in structs[name])
-        lines += ["", "[[structs]]", f"name = {_q(name)}", f"fields = [{fields}]"]
-    for p in params:
-        lines += ["", "[[args]]", f"name = {_q(p.name)}"]
-        if p.name in by_name:
-            a = by_name[p.name]
-            lines += [f"role = {_q(a.role)}", f"dtype = {_q(a.dtype)}"]
-            if not (a.role == "output" and a.length == "1"):
-                lines.append(f"length = {_q(a.length)}")
-            if a.generator is not None:
-                gen = ", ".join(f"{k} = {_q(v) if isinstance(v, str) else repr(v)}" for k, v in a.generator.items())
-                lines.append(f"generator = {{ {gen} }}")
-            if a.initial is not None:
-                lines.append(f"initial = {a.initial!r}")
-            if a.role != "input":
-                lines.append(f"tolerance = {_tolerance_toml(a, structs, tolerance)}")
-        elif p.name in scalars:
-            lines += ['role = "scalar"', f"dtype = {_q(C_TYPES[p.c_type])}", f"value = {scalars[p.name]}"]
-        else:
-            lines += ['role = "size"', f"dtype = {_q(C_TYPES.get(p.c_type, 'uint64'))}"]
-    lines += ["", "[launch]", f"threads = [{', '.join(_q(t) for t in threads)}]", f"block = [{', '.join(block)}]"]
-    lines += ["", "[sizes]", f"test = [{', '.join(_inline(t) for t in tests)}]", f"bench = {_inline(bench)}", ""]
-    return "\n".join(lines)
-
-
-def _inline(sizes: dict[str, int]) -> str:
-    return "{ " + ", ".join(f"{k} = {v}" for k, v in sizes.items()) + " }"
-
-
-def _tolerance_toml(a: _Array, structs: dict, tolerance: float | None) -> str:
-    floats = a.dtype.startswith(("float", "complex")) or (
-        a.dtype in structs and any(d.startswith("float") for _, d in structs[a.dtype])
-    )
-    if tolerance is None or not floats:
-        return '"exact"'
-    return f"{{ rtol = 0.0, atol = {tolerance!r} }}"

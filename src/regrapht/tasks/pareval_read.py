@@ -232,3 +232,21 @@ def _parse_atom(tokens: list[str], i: int) -> tuple[int, int]:
         value, i = _parse_sum(tokens, i + 1)
         return value, i + 1
     return int(tokens[i]), i + 1
+
+
+def task_id_for(name: str) -> str:
+    return "pareval_" + re.sub(r"[^A-Za-z0-9_-]", "_", name)
+
+
+@dataclass
+class ArraySpec:
+    """One pointer parameter of the kernel, as the importer has read it."""
+
+    param: Param
+    dtype: str
+    length: str
+    member: str = ""  # the Context member compute() passes (the device buffer)
+    host: str | None = None  # the Context member best() reads or writes
+    generator: dict | None = None
+    initial: float | int | None = None
+    role: str = "input"
