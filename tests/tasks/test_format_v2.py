@@ -267,3 +267,24 @@ def test_the_signature_says_whether_it_is_a_kernel(tmp_path):
 def test_the_pareval_examples_load(folder):
     task = load_task(EXAMPLES / folder)
     assert task.convention == "kernel" and task.launch is not None and task.naive_path is not None
+
+
+def test_an_initial_value_may_be_drawn(tmp_path):
+    toml = POINTS.replace("initial = 0.0", 'initial = { kind = "uniform", low = 5.0, high = 6.0 }')
+    task = load_task(write(tmp_path, toml))
+    out = task.arg("out")
+    assert out.role == "inout" and out.initial == {"kind": "uniform", "low": 5.0, "high": 6.0}
+    assert not out.perturbable
+    assert 5.0 <= make_inputs(task, {"n": 8}, np.random.default_rng(2))["out"][0] <= 6.0
+
+
+@pytest.mark.slow
+def test_the_pareval_examples_pass_tasks_check_on_the_cpu_side(tmp_path):
+    """Their serial references run and are not degenerate; naive.cu compiles with nvcc (where it is
+    installed). Slow: eight references and eight nvcc builds."""
+    from regrapht.eval import EvalConfig
+    from regrapht.eval.suitecheck import check_tasks
+
+    tasks = [load_task(p) for p in sorted(EXAMPLES.iterdir()) if p.is_dir()]
+    results = check_tasks(tasks, gpu=False, config=EvalConfig(timing=False, cache_dir=str(tmp_path)))
+    assert all(r.ok for r in results), [(r.task_id, r.problems) for r in results if not r.ok]
