@@ -80,3 +80,44 @@ def test_a_host_function_is_not_a_kernel_answer(gpu_eval):
     task = load_task(EXAMPLES / "jacobi_2d")
     ev = gpu_eval.evaluate(task, "void jacobi2D(const double* input, double* output, size_t N) {}", "cuda")
     assert ev.status == "compile_error" and "kernel-only problem" in ev.message
+
+
+SHIFT_CU = """
+__global__ void shift_kernel(const Point* p, Point* q, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { q[i].x = p[i].x + 1.0; q[i].y = 2.0 * p[i].y; q[i].id = p[i].id + 1; }
+}
+void shift(const Point* p, Point* q, int n) { shift_kernel<<<(n + 255) / 256, 256>>>(p, q, n); }
+"""
+
+SCRATCH_CU = """
+__global__ void reverse(const float* x, float* work, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) work[i] = x[n - 1 - i];
+}
+__global__ void add(const float* x, const float* work, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] + work[i];
+}
+void reverse_sum(const float* x, float* y, float* work, int n) {
+    reverse<<<(n + 255) / 256, 256>>>(x, work, n);
+    add<<<(n + 255) / 256, 256>>>(x, work, y, n);
+}
+"""
+
+
+def test_struct_elements_and_scratch_on_the_device(gpu_eval, tmp_path):
+    from tests.eval.test_format_v2_cpu import SCRATCH, SCRATCH_SERIAL, SHIFT, SHIFT_GEN, SHIFT_SERIAL, make_task
+
+    shift_dir = make_task(tmp_path, "shift", SHIFT, SHIFT_SERIAL)
+    (shift_dir / "gen.py").write_text(SHIFT_GEN)
+    shift = load_task(shift_dir)
+    assert gpu_eval.evaluate(shift, SHIFT_CU, "cuda").status == "correct"
+    wrong = gpu_eval.evaluate(shift, SHIFT_CU.replace("p[i].id + 1", "p[i].id"), "cuda")
+    assert wrong.status == "wrong_answer" and "`q`, field `id`" in wrong.message
+
+    scratch = load_task(make_task(tmp_path, "reverse_sum", SCRATCH, SCRATCH_SERIAL))
+    assert gpu_eval.evaluate(scratch, SCRATCH_CU, "cuda").status == "correct"
+    overrun = SCRATCH_CU.replace("if (i < n) work[i] = x[n - 1 - i];", "if (i <= n) work[i] = i < n ? x[n - 1 - i] : 0.f;")
+    ev = gpu_eval.evaluate(scratch, overrun, "cuda")
+    assert ev.status == "wrong_answer" and "out of bounds of `work`" in ev.message
