@@ -107,7 +107,14 @@ void reverse_sum(const float* x, float* y, float* work, int n) {
 
 
 def test_struct_elements_and_scratch_on_the_device(gpu_eval, tmp_path):
-    from tests.eval.test_format_v2_cpu import SCRATCH, SCRATCH_SERIAL, SHIFT, SHIFT_GEN, SHIFT_SERIAL, make_task
+    from tests.eval.test_format_v2_cpu import (
+        SCRATCH,
+        SCRATCH_SERIAL,
+        SHIFT,
+        SHIFT_GEN,
+        SHIFT_SERIAL,
+        make_task,
+    )
 
     shift_dir = make_task(tmp_path, "shift", SHIFT, SHIFT_SERIAL)
     (shift_dir / "gen.py").write_text(SHIFT_GEN)
