@@ -10,6 +10,7 @@ from rich.console import Console
 
 from regrapht import tables
 from regrapht.eval import EvalConfig, Evaluation, Evaluator, ReferenceError, TimingConfig, toolchain
+from regrapht.eval.entry import EntryError
 from regrapht.eval.evaluator import SandboxUnavailable
 from regrapht.tasks import TaskError, find_task
 
@@ -111,7 +112,7 @@ def eval_command(
             console.status(f"evaluating {candidate.name} on {task_obj.id} ({chosen})"),
         ):
             result = evaluator.evaluate(task_obj, source, chosen)
-    except ReferenceError as exc:
+    except (ReferenceError, EntryError) as exc:
         console.print(f"[red]task error:[/] {exc}")
         raise typer.Exit(2) from None
     except SandboxUnavailable as exc:

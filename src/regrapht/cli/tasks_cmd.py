@@ -13,6 +13,7 @@ from rich.progress import Progress
 from rich.syntax import Syntax
 
 from regrapht import tables
+from regrapht.cli.tasks_import_cmd import import_app
 from regrapht.eval import EvalConfig, TimingConfig, toolchain
 from regrapht.eval.suitecheck import check_tasks, reusable_results
 from regrapht.tasks import TaskError, builtin_tasks_root, find_task, iter_task_dirs, load_task
@@ -20,6 +21,7 @@ from regrapht.tasks import TaskError, builtin_tasks_root, find_task, iter_task_d
 SPLIT_ORDER = {"example": 0, "train": 1, "test": 2}
 
 tasks_app = typer.Typer(help="The task suite: serial C++ functions to turn into CUDA.", no_args_is_help=True)
+tasks_app.add_typer(import_app, name="import")
 
 
 def register(app: typer.Typer) -> None:
@@ -102,6 +104,10 @@ def show_command(
         console.print(escape(t.description))
     console.print(f"[dim]{t.root}[/]")
     console.print(f"signature: {t.signature}   convention: {t.convention}")
+    if t.launch is not None:
+        console.print(f"launch: {escape(t.launch.describe())}")
+    if t.requires:
+        console.print(f"requires: {escape(', '.join(t.requires))}")
     table = tables.table()
     tables.key_column(table, "arg")
     for column in ("role", "dtype", "length"):
@@ -117,6 +123,8 @@ def show_command(
                 else (str(a.value) if a.value is not None else "")
             )
         )
+        if a.initial is not None:
+            detail = f"starts at {a.initial}; {detail}"
         table.add_row(a.name, a.role, a.dtype.name, a.length or "", escape(detail))
     console.print(table)
     console.print(f"test sizes: {list(t.test_sizes)}   bench size: {t.bench_size}")

@@ -97,7 +97,7 @@ class CandidateRunner:
 
     def uses_device_check(self, task: Task, target: str) -> bool:
         """Whether the candidate's timed outputs are compared by the harness's device kernel."""
-        return self.config.timing and target == "cuda" and task.convention == "device"
+        return self.config.timing and target == "cuda" and task.device_buffers
 
     def run(
         self, task: Task, target: str, libs: dict[str, str], tests: TestReference, hold: Hold | None = None
@@ -113,7 +113,7 @@ class CandidateRunner:
             ["candidate"],
             job_dir,
             uses_cuda=uses_cuda,
-            device_buffers=uses_cuda and task.convention == "device",
+            device_buffers=uses_cuda and task.device_buffers,
             runs=2,
             measure_bandwidth=self.device is None,
         )

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from regrapht.eval import toolchain
+from regrapht.eval.entry import Entry, call_shim
 from regrapht.eval.screen import strip_comments_and_strings
 
 try:
@@ -74,10 +75,7 @@ def default_cache_dir() -> Path:
 
 
 def shim(function: str, signature_params: str, names: list[str]) -> str:
-    return (
-        "\n\n// ---- appended by regrapht: the entry point the harness calls ----\n"
-        f'extern "C" void {ENTRY}({signature_params}) {{ {function}({", ".join(names)}); }}\n'
-    )
+    return call_shim(function, signature_params, names)
 
 
 def flags_for(kind: Kind, source: str) -> list[str]:
@@ -129,10 +127,22 @@ class Compiler:
         self.gate: Any = None
 
     def compile(
-        self, source: str, kind: Kind, function: str, signature_params: str, names: list[str]
+        self,
+        source: str,
+        kind: Kind,
+        function: str,
+        signature_params: str,
+        names: list[str],
+        entry: Entry | None = None,
     ) -> CompileResult:
-        full = source + shim(function, signature_params, names)
-        flags = flags_for(kind, source)
+        """`entry` (eval/entry.py): a task's own prelude and entry point (structs, complex types, the
+        kernel convention's launch); None appends the plain call."""
+        if entry is None:
+            full = source + shim(function, signature_params, names)
+            flags = flags_for(kind, source)
+        else:
+            full = entry.wrap(source, SOURCE_NAMES[kind])
+            flags = [*flags_for(kind, source), *entry.flags]
         context = {
             "source_lines": source.count("\n") + 1,
             "function": function,
@@ -246,16 +256,22 @@ class Compiler:
         return path
 
     def submit(
-        self, source: str, kind: Kind, function: str, signature_params: str, names: list[str]
+        self,
+        source: str,
+        kind: Kind,
+        function: str,
+        signature_params: str,
+        names: list[str],
+        entry: Entry | None = None,
     ) -> Future:
         """Compile on the pool; an identical compile already queued or running is shared, not repeated."""
-        key = (source, kind, function, signature_params, tuple(names))
+        key = (source, kind, function, signature_params, tuple(names), entry)
         with self._lock:
             if key in self._in_flight:
                 return self._in_flight[key]
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="regrapht-compile")
-            future = self._pool.submit(self.compile, source, kind, function, signature_params, names)
+            future = self._pool.submit(self.compile, source, kind, function, signature_params, names, entry)
             self._in_flight[key] = future
         future.add_done_callback(lambda _: self._forget(key))
         return future

@@ -28,6 +28,7 @@ from regrapht.eval.candidates import CandidateRun, CandidateRunner, SandboxPolic
 from regrapht.eval.compile import Compiler, CompileResult, Kind
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.device_judging import DeviceJudging
+from regrapht.eval.entry import for_task as task_entry
 from regrapht.eval.jobs import DEVICE_CHECK_SOURCE, HOST_PERTURB_SOURCE, Jobs, params
 from regrapht.eval.oracle import Oracle, ReferenceError
 from regrapht.eval.record import Evaluation, hierarchical_reward
@@ -293,7 +294,9 @@ class Evaluator:
 
     def _submitter(self, task: Task):
         names = [a.name for a in task.args]
-        return lambda source, kind: self.compiler.submit(source, kind, task.function, params(task), names)
+        return lambda source, kind: self.compiler.submit(
+            source, kind, task.function, params(task), names, entry=task_entry(task, kind)
+        )
 
     def finish(self, p: Prepared) -> Evaluation:
         task = p.task

@@ -19,6 +19,7 @@ import numpy as np
 from regrapht.eval.compile import Compiler, CompileResult, default_cache_dir
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.cpu_meter import BackgroundMeter
+from regrapht.eval.entry import for_task as task_entry
 from regrapht.eval.jobs import Jobs, params
 from regrapht.eval.protocol import Event, timing_reply
 from regrapht.eval.reference import (
@@ -83,7 +84,12 @@ class Oracle:
 
     def serial_build(self, task: Task) -> CompileResult:
         serial = self.compiler.compile(
-            task.serial_source(), "serial", task.function, params(task), [a.name for a in task.args]
+            task.serial_source(),
+            "serial",
+            task.function,
+            params(task),
+            [a.name for a in task.args],
+            entry=task_entry(task, "serial"),
         )
         if not serial.ok:
             raise ReferenceError(f"task {task.id}: serial.cpp does not compile:\n{serial.diagnostics}")

@@ -15,9 +15,11 @@ import regrapht
 from regrapht.eval import toolchain
 from regrapht.eval.compile import Compiler
 from regrapht.eval.config import EvalConfig
+from regrapht.eval.entry import for_task
 from regrapht.eval.evaluator import Evaluator, ReferenceError, _params
 from regrapht.tasks import Task
 from regrapht.tasks.similarity import leakage_problem
+from regrapht.tasks.structs import components
 
 MIN_NAIVE_MS = 1.0  # a bench size whose naive kernel runs shorter measures launches, not the GPU
 # A launch can fill the GPU when every multiprocessor gets a block and at least two warps, so that
@@ -82,7 +84,7 @@ def degenerate_problems(task: Task, cases: list) -> list[str]:
         by_size.setdefault(tuple(sorted(case.sizes.items())), []).append(case)
     biggest = max(by_size.values(), key=lambda group: sum(group[0].nbytes.values()))
     for arg in task.written:
-        outputs = [c.expected[arg.name] for c in biggest]
+        outputs = [components(c.expected[arg.name], arg.dtype) for c in biggest]
         first = outputs[0]
         if all(np.array_equal(first, other, equal_nan=True) for other in outputs[1:]):
             problems.append(
@@ -119,7 +121,8 @@ def check_task(task: Task, evaluator: Evaluator, gpu: bool, compiler: Compiler |
         repeat = again._test_reference(task)
     for first, second in zip(tests.cases, repeat.cases):
         for name, value in first.expected.items():
-            if not np.array_equal(value, second.expected[name], equal_nan=True):
+            dt = task.arg(name).dtype
+            if not np.array_equal(components(value, dt), components(second.expected[name], dt), equal_nan=True):
                 result.fail(
                     f"the reference is not deterministic: `{name}` differs between two runs [{first.label}]"
                 )
@@ -133,7 +136,9 @@ def check_task(task: Task, evaluator: Evaluator, gpu: bool, compiler: Compiler |
             if label == "naive.cu":
                 result.warnings.append("no naive.cu: the GPU baseline is missing")
             continue
-        built = compiler.compile(source, "cuda", task.function, _params(task), [a.name for a in task.args])
+        built = compiler.compile(
+            source, "cuda", task.function, _params(task), [a.name for a in task.args], entry=for_task(task, "cuda")
+        )
         if not built.ok:
             result.fail(f"{label} does not compile with nvcc:\n{built.diagnostics}")
     if task.split == "test" and task.solution_path is None:
@@ -222,7 +227,12 @@ def _check_fairness(task: Task, evaluator: Evaluator, result: TaskCheck, bench: 
     from regrapht.eval.launch_probe import ProbeError, probe_launches
 
     built = evaluator.compiler.compile(
-        task.naive_source() or "", "cuda", task.function, _params(task), [a.name for a in task.args]
+        task.naive_source() or "",
+        "cuda",
+        task.function,
+        _params(task),
+        [a.name for a in task.args],
+        entry=for_task(task, "cuda"),
     )
     try:
         if not built.ok or built.library is None:
@@ -289,7 +299,12 @@ def check_tasks(
             for source in (task.naive_source(), _solution(task)):
                 if source is not None:
                     evaluator.compiler.submit(
-                        source, "cuda", task.function, _params(task), [a.name for a in task.args]
+                        source,
+                        "cuda",
+                        task.function,
+                        _params(task),
+                        [a.name for a in task.args],
+                        entry=for_task(task, "cuda"),
                     )
         if gpu:
             evaluator.prefetch(tasks, threads=reference_threads)

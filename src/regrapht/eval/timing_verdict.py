@@ -125,7 +125,7 @@ class TimingJudge:
                 f"a timed output the worker's report omits was judged on the device: {unclaimed[0].problem}"
             )
             return None
-        primary = "event" if target == "cuda" and task.convention == "device" else "host"
+        primary = "event" if target == "cuda" and task.device_buffers else "host"
         samples = timing["samples"]
         # The hold the calls were timed behind, as the worker reports it but never more than
         # configured: the worker runs candidate code.

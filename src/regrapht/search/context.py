@@ -120,7 +120,7 @@ def task_variables(task: Task) -> dict[str, Any]:
         "source": task.serial_source(),
         "convention": task.convention,
         "requirements": [],
-    }
+    } | ({"launch": task.launch.describe()} if task.launch is not None else {})
 
 
 class SearchContext:

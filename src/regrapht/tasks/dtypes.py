@@ -15,6 +15,18 @@ class DType:
     is_float: bool
     default_rtol: float
     default_atol: float
+    # Compound element types (complex numbers, declared structs): (field name, component dtype) per
+    # field, compared field by field; empty for plain numbers.
+    fields: tuple[tuple[str, DType], ...] = ()
+    struct: bool = False  # declared in task.toml's [[structs]] (its C definition comes with the task)
+
+    @property
+    def is_compound(self) -> bool:
+        return bool(self.fields)
+
+    @property
+    def is_complex(self) -> bool:
+        return self.numpy.kind == "c"
 
 
 def _d(name: str, c_names: tuple[str, ...], rtol: float = 0.0, atol: float = 0.0) -> DType:
@@ -37,6 +49,27 @@ DTYPES: dict[str, DType] = {
         _d("float64", ("double",), rtol=1e-10, atol=1e-12),
     )
 }
+
+
+def _complex(name: str, part: str, c_names: tuple[str, ...]) -> DType:
+    component = DTYPES[part]
+    return DType(
+        name,
+        np.dtype(name),
+        c_names,
+        False,
+        component.default_rtol,
+        component.default_atol,
+        fields=(("re", component), ("im", component)),
+    )
+
+
+# C++'s bool, one byte (0 or 1): for masks and flags in arrays only (no perturbation, no scalars).
+DTYPES["bool"] = DType("bool", np.dtype("bool"), ("bool",), False, 0.0, 0.0)
+
+# CUDA's complex types are float2/double2 with (x, y) = (real, imaginary): numpy's layout exactly.
+DTYPES["complex64"] = _complex("complex64", "float32", ("cuFloatComplex", "cuComplex", "float2"))
+DTYPES["complex128"] = _complex("complex128", "float64", ("cuDoubleComplex", "double2"))
 
 
 def dtype(name: str) -> DType:

@@ -185,7 +185,16 @@ def _points(n, rng, p, sizes, dtype=None):
     return pts.reshape(-1)
 
 
+def _constant(n, rng, p, sizes, dtype=None):
+    """Every element the same `value` (an output's declared initial value: zeros, a sentinel)."""
+    value = _param(p, "value", 0, sizes)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise GeneratorError(f"constant: `value` must be a number, got {value!r}")
+    return np.full(n, value, dtype=np.float64 if isinstance(value, float) else np.int64)
+
+
 SINGLE: dict[str, Callable[..., np.ndarray]] = {
+    "constant": _constant,
     "uniform": _uniform,
     "normal": _normal,
     "lognormal": _lognormal,

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from regrapht.tasks import generators
-from regrapht.tasks.model import Task
+from regrapht.tasks import generators, structs
+from regrapht.tasks.model import Arg, Task
 
 Values = dict[str, Any]  # argument name -> numpy array (arrays) or numpy scalar (sizes, scalars)
 
@@ -71,7 +71,9 @@ def make_inputs(task: Task, sizes: dict[str, int], rng: np.random.Generator) -> 
                 values[arg.name] = arg.dtype.numpy.type(source[0])
         elif arg.is_read and arg.generator is not None:
             n = arg.n_elements(sizes)
-            if arg.generator.kind == "custom":
+            if arg.dtype.is_compound:
+                array = _compound_array(task, arg, n, custom, rng, sizes)
+            elif arg.generator.kind == "custom":
                 if arg.name not in custom:
                     raise generators.GeneratorError(f"{task.id}: gen.py did not produce {arg.name!r}")
                 array = np.ascontiguousarray(np.asarray(custom[arg.name]).reshape(-1), dtype=arg.dtype.numpy)
@@ -85,6 +87,44 @@ def make_inputs(task: Task, sizes: dict[str, int], rng: np.random.Generator) -> 
                 )
             values[arg.name] = array
     return values
+
+
+def _compound_array(
+    task: Task, arg: Arg, n: int, custom: dict[str, Any], rng: np.random.Generator, sizes: dict[str, int]
+) -> np.ndarray:
+    """A struct or complex input: gen.py's array of that dtype (or of n x fields numbers), or a
+    generator's draws of n x fields numbers of the one dtype all fields share, element by element."""
+    assert arg.generator is not None
+    k = len(arg.dtype.fields)
+    if arg.generator.kind == "custom":
+        if arg.name not in custom:
+            raise generators.GeneratorError(f"{task.id}: gen.py did not produce {arg.name!r}")
+        produced = np.asarray(custom[arg.name])
+        if produced.dtype == arg.dtype.numpy:
+            array = np.ascontiguousarray(produced.reshape(-1))
+        elif produced.size == n * k and produced.dtype.kind in "iuf":
+            array = structs.from_components(produced, arg.dtype, n)
+        elif produced.size == n and produced.dtype.kind == "c" and arg.dtype.is_complex:
+            array = np.ascontiguousarray(produced.reshape(-1).astype(arg.dtype.numpy))
+        else:
+            raise generators.GeneratorError(
+                f"{task.id}: gen.py produced {produced.size} elements of {produced.dtype} for {arg.name!r}; "
+                f"expected {n} of {arg.dtype.name} (or {n * k} numbers, {k} per element)"
+            )
+        if array.size != n:
+            raise generators.GeneratorError(
+                f"{task.id}: gen.py produced {array.size} elements for {arg.name!r}, expected {n}"
+            )
+        return array
+    component = structs.uniform_component(arg.dtype)
+    if component is None:
+        raise generators.GeneratorError(
+            f"{task.id}: {arg.name!r} has fields of different dtypes: draw it in gen.py (generator = custom)"
+        )
+    draws = generators.generate_array(
+        arg.generator.kind, arg.generator.params, n * k, component.numpy, rng, sizes
+    )
+    return structs.from_components(draws, arg.dtype, n)
 
 
 Checker = Callable[[Values, Values, Values, dict[str, int]], "str | None"]

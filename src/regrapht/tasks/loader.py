@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from regrapht.tasks import expr, generators
-from regrapht.tasks.dtypes import DTYPES, dtype
+from regrapht.tasks import expr, format_v2, generators
+from regrapht.tasks.dtypes import DTYPES, DType, dtype
 from regrapht.tasks.model import (
     COMPUTE_UNITS,
     CONVENTIONS,
@@ -45,10 +45,14 @@ _TOP_LEVEL = {
     "generators",
     "roofline",
     "waivers",
+    # task format v2 (see the functions at the end of this file)
+    "require",
+    "launch",
+    "structs",
 }
 # Why a task's naive.cu may break a baseline-fairness rule of `tasks check` (docs/task-format.md).
 WAIVERS = ("naive_slower_than_serial", "naive_underfills_gpu")
-_ARG_KEYS = {"name", "role", "dtype", "length", "generator", "value", "tolerance", "perturb"}
+_ARG_KEYS = {"name", "role", "dtype", "length", "generator", "value", "tolerance", "perturb", "initial"}
 PERTURB = ("values", "none")
 
 
@@ -116,7 +120,8 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
     test_sizes = _req(sizes_table, "test", ctx, "sizes", list)
     bench_size = _req(sizes_table, "bench", ctx, "sizes", dict)
 
-    args = [_arg(i, raw, ctx) for i, raw in enumerate(raw_args)]
+    declared_structs = format_v2.declared_structs(data, ctx)
+    args = [_arg(i, raw, ctx, declared_structs) for i, raw in enumerate(raw_args)]
     names = [a.name for a in args]
     duplicates = {n for n in names if names.count(n) > 1}
     if duplicates:
@@ -148,6 +153,10 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
                 raise ctx.fail(f"roofline.{key}", str(exc)) from None
 
     _check_signature(function, signature, args, ctx)
+    format_v2.check_convention(convention, signature, ctx)
+    format_v2.check_scratch(signature, args, ctx)
+    requires = format_v2.preconditions(data, ctx, bench, tests)
+    launch = format_v2.kernel_launch(data, convention, args, ctx, bench, tests)
     _check_coverage(args, joint, root, ctx)
     for a in args:
         if a.length is not None:
@@ -190,6 +199,9 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
         description=str(data.get("description", "")),
         tags=tuple(data.get("tags", ())),
         waivers=_waivers(data.get("waivers", {}), ctx),
+        launch=launch,
+        requires=requires,
+        structs=tuple(declared_structs.values()),
     )
 
 
@@ -204,7 +216,7 @@ def _waivers(raw: Any, ctx: _Ctx) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, v.strip()) for k, v in raw.items()))
 
 
-def _arg(index: int, raw: Any, ctx: _Ctx) -> Arg:
+def _arg(index: int, raw: Any, ctx: _Ctx, declared_structs: dict[str, DType] | None = None) -> Arg:
     where = f"args[{index}]"
     if not isinstance(raw, dict):
         raise ctx.fail(where, f"expected a table, got {raw!r}")
@@ -213,13 +225,22 @@ def _arg(index: int, raw: Any, ctx: _Ctx) -> Arg:
     unknown = set(raw) - _ARG_KEYS
     if unknown:
         raise ctx.fail(where, f"unknown field(s) {', '.join(sorted(unknown))}")
+    raw, initial, scalar_result = format_v2.output_declaration(raw, ctx, where)
     role = _choice(_req(raw, "role", ctx, where, str), ROLES, ctx, f"{where}.role")
     dtype_name = _req(raw, "dtype", ctx, where, str)
-    if dtype_name not in DTYPES:
-        raise ctx.fail(f"{where}.dtype", f"unknown dtype {dtype_name!r} (known: {', '.join(DTYPES)})")
-    dt = dtype(dtype_name)
+    declared_structs = declared_structs or {}
+    if dtype_name not in DTYPES and dtype_name not in declared_structs:
+        known = ", ".join([*DTYPES, *declared_structs])
+        raise ctx.fail(
+            f"{where}.dtype", f"unknown dtype {dtype_name!r} (known: {known}; structs are declared in [[structs]])"
+        )
+    dt = declared_structs[dtype_name] if dtype_name in declared_structs else dtype(dtype_name)
+    if dt.is_compound and role not in ("input", "output", "inout", "scratch"):
+        raise ctx.fail(f"{where}.dtype", f"{dtype_name} is a compound type: only arrays may have it, not {role}s")
+    if dt.name == "bool" and role not in ("input", "output", "inout", "scratch"):
+        raise ctx.fail(f"{where}.dtype", f"bool is for arrays (masks, flags), not {role}s")
     length = raw.get("length")
-    is_array = role in ("input", "output", "inout")
+    is_array = role in ("input", "output", "inout", "scratch")
     if is_array:
         if length is None:
             raise ctx.fail(where, "arrays need `length`, an integer expression of the sizes")
@@ -250,7 +271,9 @@ def _arg(index: int, raw: Any, ctx: _Ctx) -> Arg:
         raise ctx.fail(where, "a scalar needs a fixed `value` or a `generator`")
 
     tolerance = None
-    if role in ("output", "inout"):
+    if role in ("output", "inout") and dt.is_compound:
+        tolerance = format_v2.compound_tolerance(raw.get("tolerance"), dt, ctx, f"{where}.tolerance", _tolerance)
+    elif role in ("output", "inout"):
         tolerance = _tolerance(raw.get("tolerance"), dt, ctx, f"{where}.tolerance")
     elif "tolerance" in raw:
         raise ctx.fail(f"{where}.tolerance", "only outputs and inouts are compared")
@@ -259,7 +282,22 @@ def _arg(index: int, raw: Any, ctx: _Ctx) -> Arg:
         if role not in ("input", "inout"):
             raise ctx.fail(f"{where}.perturb", f"only inputs and inouts are perturbed; {role} arguments are not")
         perturb = _choice(perturb, PERTURB, ctx, f"{where}.perturb")
-    return Arg(name, role, dt, length, gen, value, tolerance, perturb=perturb)  # type: ignore[arg-type]
+        if perturb == "values" and dt.name == "bool":
+            raise ctx.fail(f"{where}.perturb", "bool inputs are not perturbed")
+        if perturb == "values" and dt.is_compound and initial is None:
+            raise ctx.fail(f"{where}.perturb", f"{dt.name} inputs are not perturbed (compound element type)")
+    return Arg(
+        name,
+        role,  # type: ignore[arg-type]
+        dt,
+        length,
+        gen,
+        value,
+        tolerance,
+        perturb=perturb,
+        initial=initial,
+        scalar_result=scalar_result,
+    )
 
 
 def _tolerance(raw: Any, dt: Any, ctx: _Ctx, where: str) -> Tolerance:

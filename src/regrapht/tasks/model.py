@@ -18,11 +18,13 @@ COMPUTE_UNITS = ("fp64", "fp32", "int32", "tf32_tensor", "fp16_tensor", "fp8_ten
 # slot, such as a CSR matrix's values).
 CONTINUOUS_GENERATORS = ("uniform", "normal", "lognormal", "exponential", "grid", "points", None)
 
-Role = Literal["size", "scalar", "input", "output", "inout"]
-ROLES: tuple[str, ...] = ("size", "scalar", "input", "output", "inout")
+# scratch: a workspace the harness allocates, guards and poisons before every call; never read as
+# input, never compared.
+Role = Literal["size", "scalar", "input", "output", "inout", "scratch"]
+ROLES: tuple[str, ...] = ("size", "scalar", "input", "output", "inout", "scratch")
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
 SPLITS: tuple[str, ...] = ("train", "test", "example")
-CONVENTIONS: tuple[str, ...] = ("device", "host")
+CONVENTIONS: tuple[str, ...] = ("device", "host", "kernel")
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,21 @@ class Tolerance:
     kind: Literal["exact", "close", "custom"]
     rtol: float = 0.0
     atol: float = 0.0
+    # Compound outputs (structs, complex numbers): a tolerance per field; empty means `self` for
+    # every float field and exact for integer fields.
+    fields: tuple[tuple[str, Tolerance], ...] = ()
+
+    def for_field(self, name: str, is_float: bool) -> Tolerance:
+        for field_name, tolerance in self.fields:
+            if field_name == name:
+                return tolerance
+        if self.kind == "close" and not is_float:
+            return Tolerance("exact")
+        return Tolerance(self.kind, self.rtol, self.atol)
 
     def describe(self) -> str:
+        if self.fields:
+            return ", ".join(f"{name}: {t.describe()}" for name, t in self.fields)
         if self.kind == "close":
             return f"rtol={self.rtol:g}, atol={self.atol:g}"
         return self.kind
@@ -58,10 +73,14 @@ class Arg:
     # Whether the evaluator may perturb this input's values before each timed call (so no timed call
     # repeats an earlier one): "values" or "none"; None takes the default (`perturbable`).
     perturb: str | None = None
+    # What an output holds before every call, as declared (`initial`: a number, or a generator
+    # table); such an output is loaded as an inout whose input is that value, never perturbed.
+    initial: Any = None
+    scalar_result: bool = False  # an output declared without `length`: one value, through a pointer
 
     @property
     def is_array(self) -> bool:
-        return self.role in ("input", "output", "inout")
+        return self.role in ("input", "output", "inout", "scratch")
 
     @property
     def is_written(self) -> bool:
@@ -79,7 +98,7 @@ class Arg:
         carry an invariant (order, symmetry, a sum) that an honest kernel relies on; and floats
         drawn as integers, choices or bits may be meant to tie, or to sum exactly. A task declares
         the rest (`perturb`)."""
-        if not self.is_read or not self.is_array:
+        if not self.is_read or not self.is_array or self.dtype.is_compound or self.initial is not None:
             return False
         if self.perturb is not None:
             return self.perturb == "values"
@@ -133,6 +152,17 @@ class Task:
     def waiver(self, rule: str) -> str | None:
         """Why this task's naive.cu may break `rule`, or None when it may not."""
         return dict(self.waivers).get(rule)
+    # Task format v2: the kernel convention's launch (tasks/kernel.py), the conditions every size
+    # must meet (`require`), and the struct element types the task declares.
+    launch: Any = None
+    requires: tuple[str, ...] = ()
+    structs: tuple[DType, ...] = ()
+
+    @property
+    def device_buffers(self) -> bool:
+        """Whether the harness passes device pointers on the cuda target (device and kernel
+        conventions), or host ones (host convention)."""
+        return self.convention in ("device", "kernel")
 
     @property
     def serial_path(self) -> Path:
@@ -190,6 +220,8 @@ class Task:
         """Bytes every correct implementation must move: inputs read once, outputs written once."""
         total = 0
         for a in self.arrays:
+            if a.role == "scratch":  # a workspace is the implementation's choice, not a floor
+                continue
             per_element = a.dtype.numpy.itemsize * a.n_elements(sizes)
             total += per_element * (2 if a.role == "inout" else 1)
         return total

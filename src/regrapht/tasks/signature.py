@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_SIGNATURE = re.compile(r"^\s*void\s+([A-Za-z_]\w*)\s*\((.*)\)\s*;?\s*$", re.S)
+_SIGNATURE = re.compile(r"^\s*(?:__global__\s+)?void\s+([A-Za-z_]\w*)\s*\((.*)\)\s*;?\s*$", re.S)
 _PARAM = re.compile(r"^(?P<type>.*?)\s*(?P<name>[A-Za-z_]\w*)\s*$", re.S)
 
 
