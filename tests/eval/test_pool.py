@@ -179,7 +179,7 @@ def test_a_lane_killed_mid_batch_loses_nothing(build_cache, tasks):
     with DevicePool.local(config, lanes_for("cpu", None, 2)) as pool:
         victim = pool.lanes[0]
         done: list = []
-        runner = threading.Thread(target=lambda: done.append(pool.evaluate_many(items)))
+        runner = threading.Thread(target=lambda: done.append(pool.evaluate_many(items)), daemon=True)
         runner.start()
         deadline = time.monotonic() + 60
         while not victim.busy and time.monotonic() < deadline:

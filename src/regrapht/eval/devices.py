@@ -8,6 +8,8 @@ enumerate the host's GPUs in.
 
 from __future__ import annotations
 
+import os
+import platform
 from dataclasses import dataclass
 
 from regrapht.eval import toolchain
@@ -37,6 +39,15 @@ class LaneSpec:
         if self.gpu is not None:
             found.update(gpu=self.gpu.name, gpu_index=self.gpu.index, gpu_uuid=self.gpu.uuid or None)
         return found
+
+
+def machine_name(target: str) -> str:
+    """What an evaluation was measured on, as stored evaluations are filed: the GPU model (cuda) or
+    the CPU model and core count (cpu) of the GPUs and cores this process sees."""
+    if target == "cuda":
+        gpus = toolchain.gpus()
+        return f"gpu:{gpus[0].name}" if gpus else "gpu:none"
+    return f"cpu:{toolchain.cpu_model()} x{os.cpu_count()} ({platform.machine()})"
 
 
 def parse_gpu_list(spec: str) -> list[int]:

@@ -151,6 +151,7 @@ class LocalLane:
     def __init__(self, spec: LaneSpec, config: EvalConfig) -> None:
         self.spec = spec
         self.name = spec.name
+        self.machine = f"gpu:{spec.gpu.name}" if spec.gpu is not None else None  # None: this host's CPU
         ctx = multiprocessing.get_context("spawn")
         self._conn, child = ctx.Pipe()
         self.process = ctx.Process(

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from regrapht.eval.config import EvalConfig
-from regrapht.eval.devices import LaneSpec
+from regrapht.eval.devices import LaneSpec, machine_name
 from regrapht.eval.lanes import (
     Item,
     Lane,
@@ -132,6 +132,13 @@ class DevicePool:
                 lane.close()
             raise
         return cls(shared, lanes, **kwargs)
+
+    def machine(self, target: str) -> str:
+        """The machine the lanes measure on, as stored evaluations are filed: a pool's lanes are of one
+        kind (checked where they are made); lanes that do not say are this host's."""
+        prefix = "gpu:" if target == "cuda" else "cpu:"
+        said = {m for m in (getattr(lane, "machine", None) for lane in self.lanes) if m and m.startswith(prefix)}
+        return said.pop() if len(said) == 1 else machine_name(target)
 
     @property
     def batch_size(self) -> int:
