@@ -29,12 +29,14 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from regrapht.eval import toolchain
 from regrapht.eval.config import EvalConfig
-from regrapht.eval.devices import LaneSpec, machine_name
+from regrapht.eval.devices import LaneSpec, lanes_for, machine_name
 from regrapht.eval.lanes import (
     Item,
     Lane,
     LaneDied,
+    LaneState,
     LocalLane,
     evaluate_batch,
     evaluate_one,
@@ -208,6 +210,56 @@ class DevicePool:
     def evaluate_many(self, items: Sequence[Item]) -> list[Evaluation]:
         return _Batch(self, list(items)).run()
 
+    def map(
+        self,
+        fn: Callable[..., Any],
+        calls: Sequence[tuple[Any, ...]],
+        on_result: Callable[[int, Any], None] | None = None,
+    ) -> list[Any]:
+        """`fn(lane_state, *call)` for every call, each on whichever lane is free, results in the
+        calls' order (`on_result(position, result)` as each ends). A call whose lane dies runs again on
+        another; an exception it raises is raised here once every call has ended."""
+        results: list[Any] = [None] * len(calls)
+        todo = deque(range(len(calls)))
+        events: queue.Queue[tuple[Lane, int, Any, LaneDied | None]] = queue.Queue()
+        busy: set[str] = set()
+
+        def work(lane: Lane, i: int) -> None:
+            try:
+                events.put((lane, i, lane.call(fn, *calls[i]), None))
+            except LaneDied as exc:
+                events.put((lane, i, None, exc))
+            except Exception as exc:
+                events.put((lane, i, exc, None))
+
+        def dispatch() -> None:
+            for lane in self._live():
+                if lane.name not in busy and todo:
+                    busy.add(lane.name)
+                    threading.Thread(target=work, args=(lane, todo.popleft()), daemon=True).start()
+
+        dispatch()
+        while busy:
+            lane, i, out, died = events.get()
+            busy.discard(lane.name)
+            if died is not None:
+                self.deaths.append(str(died))
+                todo.appendleft(i)
+            else:
+                results[i] = out
+                if on_result is not None and not isinstance(out, Exception):
+                    on_result(i, out)
+            dispatch()
+        if todo:
+            raise PoolExhausted(
+                f"every lane of the pool has died with {len(todo)} of {len(calls)} calls unfinished: "
+                + "; ".join(self.deaths)
+            )
+        for out in results:
+            if isinstance(out, Exception):
+                raise out
+        return results
+
 
 class _Batch:
     """One evaluate_many: lanes take their queued sublists, each on a thread of its own."""
@@ -306,17 +358,41 @@ class _Batch:
         self.queues.setdefault(lane.name, deque()).append(positions)
 
 
+def runs_in_process(specs: Sequence[LaneSpec]) -> bool:
+    """One lane on what this process sees first (the first visible GPU, or the CPU) needs no lane
+    process: the Evaluator runs here, as without a pool."""
+    return len(specs) == 1 and (specs[0].gpu is None or (specs[0].gpu,) == toolchain.gpus()[:1])
+
+
 def open_evaluator(
     config: EvalConfig | None,
-    specs: Sequence[LaneSpec] | None,
-    make_evaluator: Callable[[EvalConfig], Any] | None = None,
+    target: str,
+    gpus: str | None = None,
+    lanes: int = 1,
+    ray_address: str | None = None,
 ) -> Any:
-    """The evaluator a command runs on: the in-process Evaluator where one lane on the default device
-    suffices (no lane specs, or one CPU lane), else a pool of lane processes."""
-    if not specs or (len(specs) == 1 and specs[0].gpu is None):
-        if make_evaluator is None:
-            from regrapht.eval.evaluator import Evaluator
+    """The evaluator a command runs on, from its --gpus, --lanes and --ray: a pool over the Ray
+    cluster's lanes, a pool of lane processes on this host, or, where one lane on the device this
+    process sees first suffices, the Evaluator in this process. Raises LaneSpecError for lane lists
+    that name nothing usable."""
+    if ray_address is not None:
+        from regrapht.eval.ray_pool import ray_pool
 
-            make_evaluator = Evaluator
-        return make_evaluator(config or EvalConfig())
+        return ray_pool(config, ray_address, target, lanes_per_gpu=lanes, cpu_lanes_per_node=lanes)
+    specs = lanes_for(target, gpus, lanes)
+    if runs_in_process(specs):
+        from regrapht.eval.evaluator import Evaluator
+
+        return Evaluator(config or EvalConfig())
     return DevicePool.local(config, specs)
+
+
+def check_on_lane(state: LaneState, task: Task, gpu: bool, config: EvalConfig, reference_threads: int) -> Any:
+    """`regrapht tasks check` of one task in a lane's process (on its GPU), with the lane's share of
+    the cores for its compiles."""
+    from regrapht.eval.suitecheck import check_tasks
+
+    [check] = check_tasks(
+        [task], gpu, dataclasses.replace(config, jobs=state.config.jobs), reference_threads=reference_threads
+    )
+    return check
