@@ -190,6 +190,10 @@ def test_a_lane_killed_mid_batch_loses_nothing(build_cache, tasks):
         [results] = done
         assert pool.deaths and "killed by signal 9" in pool.deaths[0]
         assert [r.fingerprint["lane"] for r in results] == ["cpu1"] * len(items)
+        # The next batch starts the dead lane again, and spreads over both lanes.
+        again = pool.evaluate_many(items[:2])
+        assert pool.restarts == {"cpu0": 1} and all(lane.alive for lane in pool.lanes)
+        assert {r.fingerprint["lane"] for r in again} == {"cpu0", "cpu1"}
     expected = {"correct.cpp": "correct", "wrong.cpp": "wrong_answer", "syntax_error.cpp": "compile_error",
                 "segfault.cpp": "runtime_error", "partial.cpp": "wrong_answer"}
     assert [r.status for r in results] == [expected[name] for name in MIX for _ in range(2)]

@@ -48,6 +48,7 @@ from regrapht.eval.record import Evaluation
 from regrapht.tasks import Task
 
 GIVE_UP_AFTER = 2  # lanes a candidate may bring down while running alone before it is judged for it
+RESTARTS = 3  # a local lane that died is started again, at the next batch, this many times at most
 
 
 class PoolExhausted(RuntimeError):
@@ -112,13 +113,23 @@ class DevicePool:
     over several lanes. Build it with `DevicePool.local(config, specs)` for the lanes of this host, or
     `regrapht.eval.ray_pool.ray_pool` for a Ray cluster's."""
 
-    def __init__(self, config: EvalConfig, lanes: Sequence[Lane], give_up_after: int = GIVE_UP_AFTER) -> None:
+    def __init__(
+        self,
+        config: EvalConfig,
+        lanes: Sequence[Lane],
+        give_up_after: int = GIVE_UP_AFTER,
+        restart: Callable[[Lane], Lane] | None = None,
+    ) -> None:
+        """`restart(dead_lane)` makes a lane to replace a dead one, at the start of the next batch (at
+        most RESTARTS times per lane); without it, a dead lane stays dead."""
         if not lanes:
             raise ValueError("a device pool needs at least one lane")
         self.config = config
         self.lanes = list(lanes)
         self.give_up_after = give_up_after
         self.deaths: list[str] = []  # one line per lane that died, in order
+        self.restarts: dict[str, int] = {}  # lane name -> times it was started again
+        self._restart = restart
         self._home: dict[str, str] = {}  # task key -> its lane
         self._keys: dict[int, tuple[Task, str]] = {}
 
@@ -133,7 +144,17 @@ class DevicePool:
             for lane in lanes:
                 lane.close()
             raise
-        return cls(shared, lanes, **kwargs)
+        return cls(shared, lanes, restart=lambda dead: LocalLane(dead.spec, shared), **kwargs)  # type: ignore[attr-defined]
+
+    def revive(self) -> None:
+        """Start again the lanes that died, where the pool can (local lanes, RESTARTS times each)."""
+        if self._restart is None:
+            return
+        for i, lane in enumerate(self.lanes):
+            if not lane.alive and self.restarts.get(lane.name, 0) < RESTARTS:
+                lane.close()
+                self.restarts[lane.name] = self.restarts.get(lane.name, 0) + 1
+                self.lanes[i] = self._restart(lane)
 
     def machine(self, target: str) -> str:
         """The machine the lanes measure on, as stored evaluations are filed: a pool's lanes are of one
@@ -277,6 +298,7 @@ class _Batch:
         if not self.items:
             return []
         pool = self.pool
+        pool.revive()
         live = pool._live()
         if not live:
             raise PoolExhausted("every lane of the pool has died: " + "; ".join(pool.deaths))
