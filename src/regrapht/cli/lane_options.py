@@ -7,8 +7,8 @@ from typing import Any
 import typer
 
 GPUS_HELP = (
-    "GPUs to evaluate on, by number as nvidia-smi lists them (after CUDA_VISIBLE_DEVICES): 0,1 runs a lane "
-    "on each, 0,0,1 two on GPU 0. Default: every visible GPU."
+    "GPUs to evaluate on, numbered as nvidia-smi lists those this process sees: 0,1 runs a lane on each, "
+    "0,0,1 two on GPU 0. Default: every visible GPU."
 )
 LANES_HELP = "Lanes per GPU (cuda), or CPU lanes (cpu): each evaluates its own share of the candidates."
 RAY_HELP = (

@@ -132,7 +132,6 @@ def _write_atomically(path: Path, rows: list) -> None:
     os.replace(tmp, path)
 
 
-@tasks_app.command("check")
 def _check_lanes(on_gpu: bool, gpus: str | None, lanes: int) -> list:
     """GPU lanes for a check on the GPU (one task at a time on each); none otherwise."""
     if not on_gpu:
@@ -151,6 +150,7 @@ def _check_lanes(on_gpu: bool, gpus: str | None, lanes: int) -> list:
         raise typer.Exit(2) from None
 
 
+@tasks_app.command("check")
 def check_command(
     ids: list[str] = typer.Argument(None, help="Task ids or folders; all shipped tasks when omitted."),
     gpu: bool = typer.Option(
