@@ -198,10 +198,10 @@ def check_command(
             except (OSError, json.JSONDecodeError) as exc:
                 console.print(f"[red]error:[/] cannot resume from {out}: {escape(str(exc))}")
                 raise typer.Exit(2) from None
-            gpus = toolchain.gpus()
-            on_gpu = bool(gpus) if gpu is None else gpu
+            visible = toolchain.gpus()
+            on_gpu = bool(visible) if gpu is None else gpu
             rows = [r for r in previous if isinstance(r, dict)] if isinstance(previous, list) else []
-            reuse = reusable_results(rows, tasks, on_gpu, gpus[0].name if gpus else "")
+            reuse = reusable_results(rows, tasks, on_gpu, visible[0].name if visible else "")
             kept = [reuse[t.id] for t in tasks if t.id in reuse]
             selected = {t.id for t in tasks}
             others = [r for r in rows if r.get("task_id") not in selected]
