@@ -213,15 +213,19 @@ class LocalLane:
             pass  # a dead lane is found by its next call
 
     def close(self) -> None:
-        if self.process.is_alive():
+        if self.process.is_alive() and self.busy:
+            # Interrupted mid-call (Ctrl-C): the lane would read "close" only once its call ends. Its
+            # scratch folder is swept by the next evaluator on this host (eval/evaluator.py).
+            self.process.terminate()
+        elif self.process.is_alive():
             try:
                 with self._send_lock:
                     self._conn.send(("close", None, ()))
             except OSError:
                 pass
-            self.process.join(timeout=30)
-            if self.process.is_alive():
-                self.process.kill()
-                self.process.join(timeout=5)
+        self.process.join(timeout=30)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=5)
         self._conn.close()
         self._dead = self._dead or f"lane {self.name}: closed"

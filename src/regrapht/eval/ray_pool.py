@@ -224,7 +224,12 @@ def ray_pool(
     if not actors:
         what = "GPUs" if target == "cuda" else f"nodes with {cpu_lanes_per_node} free CPU(s)"
         raise LaneSpecError(f"the Ray cluster at {address!r} has no {what} to run lanes on")
-    described = ray.get([actor.describe.remote() for actor in actors])
+    try:
+        described = ray.get([actor.describe.remote() for actor in actors])
+    except ray.exceptions.RayError as exc:  # an actor that could not start: say why, leave none behind
+        for actor in actors:
+            ray.kill(actor)
+        raise RayUnavailable(f"a lane could not start on the Ray cluster at {address!r}: {exc}") from None
     machines = sorted({machine for _, machine, _ in described})
     if len(machines) > 1:
         for actor in actors:
