@@ -146,7 +146,11 @@ def throughput(
         row["gpu_index"] = r.fingerprint.get("gpu_index")
     tag = f"{target}_{reference_threads}_{mode}" + (f"_{mix}" if mix != "throughput" else "")
     tag += f"_lanes{lanes.replace(',', '-')}" if lanes is not None else ""
-    (out / f"throughput_rows_{tag}.json").write_text(json.dumps(rows, indent=1))
+    path, repeat = out / f"throughput_rows_{tag}.json", 1
+    while path.exists():  # a list given twice in one call: one file per run
+        repeat += 1
+        path = out / f"throughput_rows_{tag}_run{repeat}.json"
+    path.write_text(json.dumps(rows, indent=1))
     builds = {r.task_id: r.seconds["bench_build"] for r in results if "bench_build" in r.seconds}
     return {
         "target": target,
@@ -173,21 +177,26 @@ def throughput(
 
 
 def scaling(runs: list[dict]) -> list[str]:
-    """Each pool's evaluations per wall minute against the first pool's of the same mix, mode and
-    bench-data threads (those were measured side by side, one after the other)."""
-    lines = []
-    first: dict[tuple, dict] = {}
+    """Each pool's evaluations per wall minute (the mean of its runs, where a list is given more than
+    once: `--gpus 0 0,1 0 0,1` interleaves them) against the first pool's, per mix, mode and
+    bench-data threads."""
+    groups: dict[tuple, dict[str, list[dict]]] = {}
     for t in runs:
-        if t["lanes"] is None:
-            continue
-        key = (t["mix"], t["mode"], t["reference_threads"])
-        base = first.setdefault(key, t)
-        lines.append(
-            f"{t['mix']} mix, {t['mode']}, lanes {t['lanes']} ({', '.join(t['lane_names']) or 'in process'}): "
-            f"{t['evals_per_minute_wall']:.1f} evaluations per wall minute = "
-            f"{t['evals_per_minute_wall'] / base['evals_per_minute_wall']:.2f}x lanes {base['lanes']}; "
-            f"statuses {t['statuses']}"
-        )
+        if t["lanes"] is not None:
+            groups.setdefault((t["mix"], t["mode"], t["reference_threads"]), {}).setdefault(t["lanes"], []).append(t)
+    lines = []
+    for (mix, mode, threads), pools in groups.items():
+        rates = {lanes: [t["evals_per_minute_wall"] for t in ts] for lanes, ts in pools.items()}
+        base_lanes = next(iter(rates))
+        base = sum(rates[base_lanes]) / len(rates[base_lanes])
+        for lanes, ts in pools.items():
+            mean = sum(rates[lanes]) / len(rates[lanes])
+            names = ", ".join(ts[0]["lane_names"]) or "in process"
+            lines.append(
+                f"{mix} mix, {mode}, {threads} bench-data threads, lanes {lanes} ({names}): "
+                f"{mean:.1f} evaluations per wall minute (runs: {', '.join(f'{r:.1f}' for r in rates[lanes])}) "
+                f"= {mean / base:.2f}x lanes {base_lanes}; statuses {ts[0]['statuses']}"
+            )
     return lines
 
 
