@@ -16,8 +16,6 @@ from regrapht.eval.ray_pool import TaskFiles, ray_pool
 from regrapht.tasks import load_task
 from tests.eval.conftest import HERE, candidate, quick_config
 
-ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'regrapht[ray]'")
-
 MIX = ["correct.cpp", "wrong.cpp", "syntax_error.cpp", "segfault.cpp", "partial.cpp"]
 EXPECTED = ["correct", "wrong_answer", "compile_error", "runtime_error", "wrong_answer"]
 
@@ -33,6 +31,7 @@ def test_a_task_lands_from_its_files(tmp_path):
 
 @pytest.fixture(scope="module")
 def cluster():
+    ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'regrapht[ray]'")
     from ray.cluster_utils import Cluster
 
     # The nodes' workers import regrapht from where this test does, whatever their working folder.
