@@ -6,8 +6,8 @@ order. Its choices:
 - A task's items go to one lane, the same lane batch after batch (its "home"), so its bench data is
   built once and its retained copy reused by later batches. A task is split over lanes only where
   its items are more than a lane's even share of the batch (a search on one task); each lane it is
-  split over then builds its bench data (serial baselines are timed once per machine either way: the
-  evaluator keeps them in a store on disk).
+  split over then builds its bench data. A serial baseline the machine's store keeps
+  (eval/serial_baselines.py, shared by the lanes) is not timed again by any lane.
 - Every lane has the same secret, so its inputs, and so every verdict, are those of one evaluator:
   the number of lanes changes where a candidate runs, never its verdict. A candidate's timings and
   speedups come from one lane, its baselines timed beside it on the same GPU; records name the lane
