@@ -165,7 +165,13 @@ def test_verdicts_are_the_same_on_one_lane_and_two(build_cache, tasks):
     with Evaluator(config) as one:
         alone = one.evaluate_many(items)
     with DevicePool.local(config, lanes_for("cpu", None, 2)) as pool:
+        pool.prefetch(list(tasks))  # forwarded to each task's home lane
         spread = pool.evaluate_many(items)
+        for task in tasks:
+            pool.release(task)
+        single = pool.evaluate(*items[0])
+    assert single.verdict_signature() == alone[0].verdict_signature()
+    assert single.fingerprint["lane"] == spread[0].fingerprint["lane"]  # its task's home lane
     assert [r.verdict_signature() for r in spread] == [r.verdict_signature() for r in alone]
     assert [(r.task_id, r.candidate_sha256) for r in spread] == [(r.task_id, r.candidate_sha256) for r in alone]
     lanes = {r.task_id: r.fingerprint["lane"] for r in spread}

@@ -91,3 +91,25 @@ def test_ray_lanes_on_two_nodes_and_a_node_removed_mid_run(cluster, tmp_path):
         assert [r.task_id for r in results] == [task.id for task, _, _ in again]
     finally:
         pool.close()
+
+
+@pytest.mark.slow
+def test_bench_with_ray_writes_the_lanes_records_in_the_drivers_store(cluster, tmp_path):
+    import json
+    import sqlite3
+
+    from typer.testing import CliRunner
+
+    from regrapht.cli import app
+
+    c, _ = cluster
+    out = tmp_path / "bench"
+    result = CliRunner().invoke(
+        app,
+        ["bench", "-m", "offline", "-t", "cpu", "--split", "example", "-s", "walk", "--tasks", "saxpy",
+         "-b", "1", "--eval-budget", "0.05", "-o", str(out), "--ray", c.address],
+    )
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(out / "bench.sqlite") as db:
+        records = [json.loads(r) for (r,) in db.execute("SELECT record_json FROM search_evaluations")]
+    assert records and all("/cpu" in r["fingerprint"]["lane"] for r in records)
