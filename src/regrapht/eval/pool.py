@@ -12,8 +12,8 @@ order. Its choices:
   the number of lanes changes where a candidate runs, never its verdict. A candidate's timings and
   speedups come from one lane, its baselines timed beside it on the same GPU; records name the lane
   and its GPU (fingerprint: lane, gpu, gpu_index, gpu_uuid).
-- A lane that dies is reported (`deaths`) and never used again in this pool. What it was running is
-  run again on other lanes, one candidate at a time, so a candidate that brings its lane down is
+- A lane that dies is reported (`deaths`); a local one is started again (RESTARTS times at most).
+  What it was running is run again on the lanes, one candidate at a time, so a candidate that brings its lane down is
   found. One that brings down two lanes while running alone is recorded
   as a runtime_error that says so. When no lane is left, `PoolExhausted` names what is unfinished.
 """
@@ -48,7 +48,7 @@ from regrapht.eval.record import Evaluation
 from regrapht.tasks import Task
 
 GIVE_UP_AFTER = 2  # lanes a candidate may bring down while running alone before it is judged for it
-RESTARTS = 3  # a local lane that died is started again, at the next batch, this many times at most
+RESTARTS = 3  # a local lane that died is started again this many times at most
 
 
 class PoolExhausted(RuntimeError):
@@ -120,8 +120,8 @@ class DevicePool:
         give_up_after: int = GIVE_UP_AFTER,
         restart: Callable[[Lane], Lane] | None = None,
     ) -> None:
-        """`restart(dead_lane)` makes a lane to replace a dead one, at the start of the next batch (at
-        most RESTARTS times per lane); without it, a dead lane stays dead."""
+        """`restart(dead_lane)` makes a lane to replace a dead one, as soon as its death is seen (at most
+        RESTARTS times per lane); without it, a dead lane stays dead."""
         if not lanes:
             raise ValueError("a device pool needs at least one lane")
         self.config = config
@@ -363,6 +363,7 @@ class _Batch:
                 self.results[i] = lost_record(task, source, target, self.alone[i])
             else:
                 retry.append([i])  # alone from now on: a candidate that kills its lane is then found
+        self.pool.revive()  # a local lane starts again at once: a two-GPU host keeps both
         for positions in retry + waiting:
             self._requeue(positions, avoid=self.alone.get(positions[0], []) if len(positions) == 1 else [])
 
