@@ -13,6 +13,12 @@
    on (the sandbox; fresh inputs, a secret perturbation per call, eval/perturb.py), so their cost is
    a ratio measured side by side. `sandbox` and `fresh` turn on one of them.
 
+4. With `--gpus 0 0,1`, one throughput run per GPU list, in one call on one machine: the same
+   candidate mix on one GPU, then spread over two by the device pool (a lane process per GPU), so
+   evaluations per wall minute compare side by side. `--mixes throughput clean` adds the mix without
+   its compile error (four candidates per task). On the cpu target, `--cpu-lanes 1 2` does the same
+   with CPU lanes.
+
 Run on the GPU machine: PYTHONPATH=src python3 benchmarks/eval_throughput.py --out DIR
 Without a GPU, `--target cpu` times serial.cpp as the candidate (no repeatability series).
 """
@@ -27,6 +33,7 @@ import time
 from pathlib import Path
 
 from regrapht.eval import EvalConfig, Evaluator, toolchain
+from regrapht.eval.pool import open_evaluator
 from regrapht.tasks import find_task
 
 # A fixed set, so runs on different days measure the same workload.
@@ -44,9 +51,13 @@ FIXED_TASKS = [
 ]
 
 
-def variants(source: str) -> list[tuple[str, str]]:
+MIXES = ("throughput", "clean")  # clean: the throughput mix without its syntax error
+
+
+def variants(source: str, mix: str = "throughput") -> list[tuple[str, str]]:
     """naive.cu and four edits of it: two launch configurations (only where the 1D launch idiom
-    `(n + 255) / 256, 256` makes that a safe edit), a recompiled duplicate, and a syntax error."""
+    `(n + 255) / 256, 256` makes that a safe edit), a recompiled duplicate, and a syntax error (left
+    out of the clean mix)."""
     out = [("naive", source)]
     for size in (128, 512):
         changed = re.sub(r"\+\s*255\s*\)\s*/\s*256", f"+ {size - 1}) / {size}", source)
@@ -56,7 +67,8 @@ def variants(source: str) -> list[tuple[str, str]]:
             (f"block{size}", changed if same_shape else source + f"\n// unchanged launch, variant {size}\n")
         )
     out.append(("duplicate", source + "\n// the same kernel, compiled again\n"))
-    out.append(("syntax_error", source.replace(";", "", 1)))
+    if mix == "throughput":
+        out.append(("syntax_error", source.replace(";", "", 1)))
     return out
 
 
@@ -82,18 +94,28 @@ def throughput(
     target: str = "cuda",
     mode: str = "defended",
     serial_store: Path | None = None,
+    mix: str = "throughput",
+    lanes: str | None = None,
 ) -> dict:
+    """One throughput run. `lanes`: None for the Evaluator in this process (as before the device
+    pool), else a GPU list (cuda, as --gpus) or a CPU lane count (cpu) for the pool."""
     sandbox, fresh, baselines = MODES[mode]
-    items = [(task, code, target) for task in tasks for _, code in variants(_source(task, target))]
-    labels = [(task.id, label) for task in tasks for label, _ in variants(_source(task, target))]
+    items = [(task, code, target) for task in tasks for _, code in variants(_source(task, target), mix)]
+    labels = [(task.id, label) for task in tasks for label, _ in variants(_source(task, target), mix)]
     with tempfile.TemporaryDirectory() as cache:
         config = EvalConfig(cache_dir=cache, reference_threads=reference_threads, sandbox=sandbox)
         config.timing_config.fresh_inputs = fresh
         config.serial_cache = baselines
         if serial_store is not None:
             config.serial_store = str(serial_store)  # kept baselines: reused where the store has them
-        start = time.perf_counter()
-        with Evaluator(config) as evaluator:
+        start = time.perf_counter()  # a pool's lane processes start inside the measured time
+        if lanes is None:
+            opened = Evaluator(config)
+        elif target == "cuda":
+            opened = open_evaluator(config, target, gpus=lanes)
+        else:
+            opened = open_evaluator(config, target, lanes=int(lanes))
+        with opened as evaluator:
             results = evaluator.evaluate_many(items)
         wall = time.perf_counter() - start
     # The device is held from a worker's job hand-off to its exit; a spare's start-up overlaps the
@@ -119,12 +141,24 @@ def throughput(
         }
         for (t, v), r in zip(labels, results)
     ]
-    (out / f"throughput_rows_{target}_{reference_threads}_{mode}.json").write_text(json.dumps(rows, indent=1))
+    for row, r in zip(rows, results):
+        row["lane"] = r.fingerprint.get("lane")
+        row["gpu_index"] = r.fingerprint.get("gpu_index")
+    tag = f"{target}_{reference_threads}_{mode}" + (f"_{mix}" if mix != "throughput" else "")
+    tag += f"_lanes{lanes.replace(',', '-')}" if lanes is not None else ""
+    path, repeat = out / f"throughput_rows_{tag}.json", 1
+    while path.exists():  # a list given twice in one call: one file per run
+        repeat += 1
+        path = out / f"throughput_rows_{tag}_run{repeat}.json"
+    path.write_text(json.dumps(rows, indent=1))
     builds = {r.task_id: r.seconds["bench_build"] for r in results if "bench_build" in r.seconds}
     return {
         "target": target,
         "reference_threads": reference_threads,
         "mode": mode,
+        "mix": mix,
+        "lanes": lanes,
+        "lane_names": sorted({str(r.fingerprint.get("lane")) for r in results if r.fingerprint.get("lane")}),
         "sandbox": sandbox,
         "fresh_inputs": fresh,
         "serial_baselines": baselines,
@@ -140,6 +174,30 @@ def throughput(
         "statuses": statuses,
         "serial_sources": sorted({row["serial_source"] for row in rows if row["serial_source"]}),
     }
+
+
+def scaling(runs: list[dict]) -> list[str]:
+    """Each pool's evaluations per wall minute (the mean of its runs, where a list is given more than
+    once: `--gpus 0 0,1 0 0,1` interleaves them) against the first pool's, per mix, mode and
+    bench-data threads."""
+    groups: dict[tuple, dict[str, list[dict]]] = {}
+    for t in runs:
+        if t["lanes"] is not None:
+            groups.setdefault((t["mix"], t["mode"], t["reference_threads"]), {}).setdefault(t["lanes"], []).append(t)
+    lines = []
+    for (mix, mode, threads), pools in groups.items():
+        rates = {lanes: [t["evals_per_minute_wall"] for t in ts] for lanes, ts in pools.items()}
+        base_lanes = next(iter(rates))
+        base = sum(rates[base_lanes]) / len(rates[base_lanes])
+        for lanes, ts in pools.items():
+            mean = sum(rates[lanes]) / len(rates[lanes])
+            names = ", ".join(ts[0]["lane_names"]) or "in process"
+            lines.append(
+                f"{mix} mix, {mode}, {threads} bench-data threads, lanes {lanes} ({names}): "
+                f"{mean:.1f} evaluations per wall minute (runs: {', '.join(f'{r:.1f}' for r in rates[lanes])}) "
+                f"= {mean / base:.2f}x lanes {base_lanes}; statuses {ts[0]['statuses']}"
+            )
+    return lines
 
 
 def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[dict]:
@@ -172,6 +230,18 @@ def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[d
     ]
 
 
+def _print_gpu_throughput(gpu: str, report: dict) -> None:
+    for t in report.get("throughput", []):
+        print(
+            f"\n{gpu}, {t['mix']} mix, GPUs {t['lanes'] or 'first (in process)'}, {t['reference_threads']} bench-data threads, {t['mode']} (sandbox "
+            f"{'on' if t['sandbox'] else 'off'}, fresh inputs {'on' if t['fresh_inputs'] else 'off'}): "
+            f"{t['candidates']} candidates over "
+            f"{t['tasks']} tasks in {t['wall_s']:.1f} s wall = {t['evals_per_minute_wall']:.1f} evaluations/min "
+            f"(cold cache, isolation on); workers held the GPU {t['worker_s']:.1f} s = "
+            f"{t['evals_per_gpu_minute']:.1f} evaluations per GPU-minute"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("."))
@@ -184,6 +254,7 @@ def main() -> None:
         help="Hold lengths in microseconds, one repeatability series each (default: the configured one).",
     )
     parser.add_argument("--skip-throughput", action="store_true", help="Measure repeatability only.")
+    parser.add_argument("--skip-repeatability", action="store_true", help="Measure throughput only.")
     parser.add_argument(
         "--reference-threads",
         type=int,
@@ -212,26 +283,61 @@ def main() -> None:
         "cache, so every baseline is timed beside the batch and settled alone at its end). Run twice "
         "with the same path to measure a batch whose baselines are kept.",
     )
+    parser.add_argument(
+        "--mixes",
+        nargs="+",
+        choices=MIXES,
+        default=["throughput"],
+        help="Candidate mixes, one throughput run each: throughput (five per task, one a syntax error) and "
+        "clean (the same without the syntax error).",
+    )
+    parser.add_argument(
+        "--gpus",
+        nargs="+",
+        default=None,
+        help="cuda: GPU lists, one throughput run each through the device pool, side by side (e.g. 0 0,1: "
+        "one GPU, then two). Default: the Evaluator in this process, on the first GPU.",
+    )
+    parser.add_argument(
+        "--cpu-lanes",
+        nargs="+",
+        default=None,
+        help="cpu: CPU lane counts, one throughput run each through the device pool (e.g. 1 2).",
+    )
     args = parser.parse_args()
+    if args.gpus and args.target != "cuda":
+        parser.error("--gpus is for --target cuda; on the cpu target give --cpu-lanes")
+    if args.cpu_lanes and args.target != "cpu":
+        parser.error("--cpu-lanes is for --target cpu")
+    pools = args.gpus or args.cpu_lanes or [None]
     args.out.mkdir(parents=True, exist_ok=True)
     tasks = [find_task(task_id) for task_id in args.tasks]
     gpu = toolchain.gpus()[0].name if toolchain.gpus() else "no GPU"
     report: dict = {"gpu": gpu, "cpu": toolchain.cpu_model(), "date": time.strftime("%Y-%m-%d")}
     if not args.skip_throughput:
         report["throughput"] = [
-            throughput(tasks, args.out, n, args.target, mode, args.serial_store)
+            throughput(tasks, args.out, n, args.target, mode, args.serial_store, mix, lanes)
+            for mix in args.mixes
             for n in args.reference_threads
             for mode in args.modes
+            for lanes in pools
         ]
         print(json.dumps(report["throughput"], indent=1), flush=True)
+        for line in scaling(report["throughput"]):
+            print(line)
     if args.target == "cpu":
         (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
         for t in report.get("throughput", []):
             print(
-                f"cpu target, {t['mode']}: {t['candidates']} candidates over {t['tasks']} tasks in "
+                f"cpu target, {t['mode']}, {t['mix']} mix, lanes {t['lanes'] or 'in process'}: {t['candidates']} candidates over {t['tasks']} tasks in "
                 f"{t['wall_s']:.1f} s wall; workers {t['worker_s']:.1f} s = "
                 f"{t['evals_per_gpu_minute']:.1f} evaluations per worker-minute; bench builds {t['bench_build_s']:.1f} s"
             )
+        return
+    if args.skip_repeatability:
+        report["repeatability"] = []
+        (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
+        _print_gpu_throughput(gpu, report)
         return
     saxpy = find_task("saxpy")
     report["repeatability"] = repeatability(
@@ -239,15 +345,7 @@ def main() -> None:
     )
     print(json.dumps(report["repeatability"], indent=1))
     (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
-    for t in report.get("throughput", []):
-        print(
-            f"\n{gpu}, {t['reference_threads']} bench-data threads, {t['mode']} (sandbox "
-            f"{'on' if t['sandbox'] else 'off'}, fresh inputs {'on' if t['fresh_inputs'] else 'off'}): "
-            f"{t['candidates']} candidates over "
-            f"{t['tasks']} tasks in {t['wall_s']:.1f} s wall = {t['evals_per_minute_wall']:.1f} evaluations/min "
-            f"(cold cache, isolation on); workers held the GPU {t['worker_s']:.1f} s = "
-            f"{t['evals_per_gpu_minute']:.1f} evaluations per GPU-minute"
-        )
+    _print_gpu_throughput(gpu, report)
     for r in report["repeatability"]:
         print(
             f"repeatability of {r['task']} median over {r['runs']} evaluations, hold {r['hold_us']:g} us: "

@@ -125,6 +125,7 @@ def run_checks() -> list[Check]:
         ("transformers", "hf", "hf: models"),
         ("vllm", "vllm", "vllm: models"),
         ("sentence-transformers", "embed", "relabeling and retrieval by embeddings"),
+        ("ray", "ray", "evaluations across hosts (--ray)"),
     ):
         version = _version(package)
         checks.append(

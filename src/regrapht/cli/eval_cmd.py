@@ -9,7 +9,8 @@ import typer
 from rich.console import Console
 
 from regrapht import tables
-from regrapht.eval import EvalConfig, Evaluation, Evaluator, ReferenceError, TimingConfig, toolchain
+from regrapht.cli import lane_options
+from regrapht.eval import EvalConfig, Evaluation, ReferenceError, TimingConfig, toolchain
 from regrapht.eval.entry import EntryError
 from regrapht.eval.evaluator import SandboxUnavailable
 from regrapht.tasks import TaskError, find_task
@@ -64,6 +65,9 @@ def eval_command(
     require_sandbox: bool = typer.Option(
         False, "--require-sandbox", help="Refuse to run where the kernel cannot confine the candidate."
     ),
+    gpus: str = typer.Option(
+        None, "--gpus", help="The GPU to evaluate on, by number as nvidia-smi lists it (the first of a list)."
+    ),
 ) -> None:
     """Compile, verify and time CANDIDATE for TASK, and print the verdict.
 
@@ -96,6 +100,7 @@ def eval_command(
             "`regrapht doctor` shows what is missing."
         )
         raise typer.Exit(2)
+    gpu = lane_options.first_gpu(chosen, gpus)
     config = EvalConfig(
         seeds=seeds,
         timing=timing,
@@ -108,7 +113,7 @@ def eval_command(
     )
     try:
         with (
-            Evaluator(config) as evaluator,
+            lane_options.open_evaluator(config, chosen, gpu, 1) as evaluator,
             console.status(f"evaluating {candidate.name} on {task_obj.id} ({chosen})"),
         ):
             result = evaluator.evaluate(task_obj, source, chosen)

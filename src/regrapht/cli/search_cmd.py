@@ -10,6 +10,8 @@ from typing import Any
 import typer
 from rich.console import Console
 
+from regrapht.cli import lane_options
+
 TARGET_HELP = "cuda (nvcc, needs a GPU) or cpu (OpenMP C++ with g++, runs anywhere)."
 GRAPH_HELP = (
     "The ReGraph file. Default: the shipped graph of the target. "
@@ -56,10 +58,10 @@ def _strategy(name: str, params: list[str] | None) -> Any:
         raise _fail(str(exc)) from None
 
 
-def _check_target(target: str) -> None:
+def _check_target(target: str, cluster: str | None = None) -> None:
     if target not in ("cuda", "cpu"):
         raise _fail(f"--target must be cuda or cpu, not {target!r}")
-    if target == "cuda":
+    if target == "cuda" and cluster is None:  # a Ray cluster's GPUs are checked when its lanes start
         from regrapht.eval import toolchain
 
         if not toolchain.gpus():
@@ -283,6 +285,8 @@ def optimize_command(
     embed: bool = typer.Option(
         False, "--embed", help="Retrieve examples with the MiniLM model (extra `embed`)."
     ),
+    gpus: str = lane_options.gpus_option(),
+    lanes: int = lane_options.lanes_option(),
 ) -> None:
     """Optimize TASK with a strategy (MCGS by default) guided by the Reasoning Graph.
 
@@ -300,7 +304,7 @@ def optimize_command(
 
       regrapht optimize saxpy --model openai:qwen@http://localhost:8000/v1
     """
-    from regrapht.eval import Evaluator, ReferenceError
+    from regrapht.eval import ReferenceError
     from regrapht.llm.errors import ModelError
     from regrapht.search.budget import Budget
     from regrapht.search.evaluate import EvalService
@@ -317,6 +321,7 @@ def optimize_command(
     except (TaskError, FileNotFoundError) as exc:
         raise _fail(str(exc)) from None
     _check_target(target)
+    lane_options.check_lanes(target, gpus, lanes)
     strat = _strategy(strategy, param)
     g, g_info = _graph(graph, target, strat.needs_graph or is_offline_spec(model))
     if start not in ("serial", "naive"):
@@ -339,7 +344,7 @@ def optimize_command(
             err.print(f"[bold yellow]{meta['label']}[/]")
         search_store = SearchStore(run_store)
         try:
-            with Evaluator(config) as evaluator:
+            with lane_options.open_evaluator(config, target, gpus, lanes) as evaluator:
                 evals = EvalService(evaluator, search_store)
                 with _Progress(err, 1, run_budget.generations, strat.name) as progress:
                     [result] = run_searches(
@@ -457,6 +462,9 @@ def bench_command(
     embed: bool = typer.Option(
         False, "--embed", help="Retrieve examples with the MiniLM model (extra `embed`)."
     ),
+    gpus: str = lane_options.gpus_option(),
+    lanes: int = lane_options.lanes_option(),
+    ray: str = lane_options.ray_option(),
 ) -> None:
     """Run a strategy over a task suite and compute its metrics.
 
@@ -473,7 +481,6 @@ def bench_command(
     """
     from regrapht.bench.report import print_bench
     from regrapht.bench.runner import run_bench, write_bench
-    from regrapht.eval import Evaluator
     from regrapht.llm.errors import ModelError
     from regrapht.search.budget import Budget
     from regrapht.search.evaluate import EvalService
@@ -484,7 +491,8 @@ def bench_command(
     from regrapht.tasks import TaskError, load_suite
 
     err = _err()
-    _check_target(target)
+    _check_target(target, cluster=ray)
+    lane_options.check_lanes(target, gpus, lanes, ray)
     strat = _strategy(strategy, param)
     g, g_info = _graph(graph, target, strat.needs_graph or is_offline_spec(model))
     try:
@@ -523,7 +531,7 @@ def bench_command(
             err.print(f"[bold yellow]{meta['label']}[/]")
         search_store = SearchStore(run_store)
         try:
-            with Evaluator(_eval_config(eval_budget, eval_seeds)) as evaluator:
+            with lane_options.open_evaluator(_eval_config(eval_budget, eval_seeds), target, gpus, lanes, ray) as evaluator:
                 evals = EvalService(evaluator, search_store)
                 with _Progress(err, len(chosen) * samples, run_budget.generations, strat.name) as progress:
                     results, runs = run_bench(

@@ -13,6 +13,7 @@ from rich.progress import Progress
 from rich.syntax import Syntax
 
 from regrapht import tables
+from regrapht.cli import lane_options
 from regrapht.cli.tasks_import_cmd import import_app
 from regrapht.eval import EvalConfig, TimingConfig, toolchain
 from regrapht.eval.suitecheck import check_tasks, reusable_results
@@ -147,6 +148,24 @@ def _train_tasks(checked: list) -> list:
     return shipped + [t for t in checked if t.split == "train" and t.root.resolve() not in seen]
 
 
+def _check_lanes(on_gpu: bool, gpus: str | None, lanes: int) -> list:
+    """GPU lanes for a check on the GPU (one task at a time on each); none otherwise."""
+    if not on_gpu:
+        if gpus is not None:
+            Console(stderr=True).print("[red]error:[/] --gpus needs a check on the GPU (--gpu, and a GPU)")
+            raise typer.Exit(2)
+        return []
+    from regrapht.eval.devices import LaneSpecError, lanes_for
+    from regrapht.eval.pool import runs_in_process
+
+    try:
+        specs = lanes_for("cuda", gpus, lanes)
+        return [] if runs_in_process(specs) else specs
+    except LaneSpecError as exc:
+        Console(stderr=True).print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+
+
 @tasks_app.command("check")
 def check_command(
     ids: list[str] = typer.Argument(None, help="Task ids or folders; all shipped tasks when omitted."),
@@ -167,6 +186,8 @@ def check_command(
         help="Keep the passing results already in --out for tasks whose files have not changed since "
         "(same GPU, same regrapht), and check only the rest. Rows of tasks not selected stay in the file.",
     ),
+    gpus: str = lane_options.gpus_option(),
+    lanes: int = lane_options.lanes_option(),
 ) -> None:
     """Validate tasks: the serial reference compiles, runs deterministically, and its outputs depend on
     the inputs and the seed (not constant, not zero); naive.cu and solution.cu compile with nvcc; on a
@@ -197,15 +218,18 @@ def check_command(
             except (OSError, json.JSONDecodeError) as exc:
                 console.print(f"[red]error:[/] cannot resume from {out}: {escape(str(exc))}")
                 raise typer.Exit(2) from None
-            gpus = toolchain.gpus()
-            on_gpu = bool(gpus) if gpu is None else gpu
+            visible = toolchain.gpus()
+            on_gpu = bool(visible) if gpu is None else gpu
             rows = [r for r in previous if isinstance(r, dict)] if isinstance(previous, list) else []
-            reuse = reusable_results(rows, tasks, on_gpu, gpus[0].name if gpus else "")
+            reuse = reusable_results(rows, tasks, on_gpu, visible[0].name if visible else "")
             kept = [reuse[t.id] for t in tasks if t.id in reuse]
             selected = {t.id for t in tasks}
             others = [r for r in rows if r.get("task_id") not in selected]
             tasks = [t for t in tasks if t.id not in reuse]
             console.print(f"resuming {out}: {len(kept)} kept, {len(tasks)} to check")
+    config = EvalConfig(timing_config=TimingConfig(budget_s=budget, serial_budget_s=serial_budget))
+    on_gpu = bool(toolchain.gpus()) if gpu is None else gpu
+    specs = _check_lanes(on_gpu, gpus, lanes)  # empty: this process checks, on its first GPU
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("checking tasks", total=len(tasks))
 
@@ -223,14 +247,17 @@ def check_command(
                 + "".join(f"\n    [yellow]{escape(w)}[/]" for w in check.warnings)
             )
 
-        results = check_tasks(
-            tasks,
-            gpu=gpu,
-            config=EvalConfig(timing_config=TimingConfig(budget_s=budget, serial_budget_s=serial_budget)),
-            on_result=advance,
-            reference_threads=reference_threads,
-            train=_train_tasks(tasks),
-        )
+        train = _train_tasks(tasks)
+        if specs:
+            from regrapht.eval.pool import DevicePool, check_on_lane
+
+            with DevicePool.local(config, specs) as pool:
+                calls = [(t, on_gpu, config, reference_threads, train) for t in tasks]
+                results = pool.map(check_on_lane, calls, on_result=lambda _, check: advance(check))
+        else:
+            results = check_tasks(
+                tasks, gpu=gpu, config=config, on_result=advance, reference_threads=reference_threads, train=train
+            )
     data = kept + [r.to_dict() for r in results]
     if out:
         _write_atomically(out, others + data)

@@ -87,6 +87,8 @@ class GpuInfo:
     compute_capability: str  # "9.0"
     driver: str
     memory_mib: int
+    index: int = -1  # nvidia-smi's index on this host (PCI bus order); -1 when unknown
+    uuid: str = ""
 
     @property
     def arch(self) -> str:
@@ -97,12 +99,14 @@ class GpuInfo:
 
 @functools.cache
 def gpus() -> tuple[GpuInfo, ...]:
+    """The GPUs CUDA shows this process: nvidia-smi lists every GPU of the host, so those that
+    CUDA_VISIBLE_DEVICES leaves out are dropped here (a lane pinned to one GPU names that GPU)."""
     if shutil.which("nvidia-smi") is None:
         return ()
     out = _run(
         [
             "nvidia-smi",
-            "--query-gpu=name,compute_cap,driver_version,memory.total",
+            "--query-gpu=name,compute_cap,driver_version,memory.total,index,uuid",
             "--format=csv,noheader,nounits",
         ]
     )
@@ -111,9 +115,29 @@ def gpus() -> tuple[GpuInfo, ...]:
     found = []
     for line in out.strip().splitlines():
         parts = [p.strip() for p in line.split(",")]
-        if len(parts) == 4:
-            found.append(GpuInfo(parts[0], parts[1], parts[2], int(float(parts[3]))))
-    return tuple(found)
+        if len(parts) == 6 and parts[4].isdigit():
+            found.append(GpuInfo(parts[0], parts[1], parts[2], int(float(parts[3])), int(parts[4]), parts[5]))
+    return visible(tuple(found), os.environ.get("CUDA_VISIBLE_DEVICES"))
+
+
+def visible(host: tuple[GpuInfo, ...], mask: str | None) -> tuple[GpuInfo, ...]:
+    """The host's GPUs that a CUDA_VISIBLE_DEVICES value shows, in its order. Entries are indices or
+    (prefixes of) UUIDs; as in CUDA, the list ends at the first entry that names no GPU. MIG slices
+    (MIG-...) are not resolved: the host's list is kept as it is."""
+    if mask is None:
+        return host
+    shown: list[GpuInfo] = []
+    for token in (t.strip() for t in mask.split(",")):
+        if token.startswith("MIG-"):
+            return host
+        if token.isdigit():
+            match = [g for g in host if g.index == int(token)]
+        else:
+            match = [g for g in host if token and g.uuid.startswith(token)]
+        if len(match) != 1 or match[0] in shown:
+            break
+        shown.append(match[0])
+    return tuple(shown)
 
 
 DEFAULT_ARCH = "sm_90a"

@@ -13,12 +13,11 @@ for it (tests put an evaluator with known rewards there, at the same boundary).
 from __future__ import annotations
 
 import os
-import platform
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from regrapht.eval import toolchain
+from regrapht.eval import devices
 from regrapht.eval.evaluator import Evaluator, ReferenceError
 from regrapht.eval.record import Evaluation
 from regrapht.search.record import code_hash
@@ -51,10 +50,7 @@ class EvalBackend(Protocol):
 
 def machine_name(target: str) -> str:
     """What an evaluation must have been measured on to be reused: the GPU (cuda) or the CPU (cpu)."""
-    if target == "cuda":
-        gpus = toolchain.gpus()
-        return f"gpu:{gpus[0].name}" if gpus else "gpu:none"
-    return f"cpu:{toolchain.cpu_model()} x{os.cpu_count()} ({platform.machine()})"
+    return devices.machine_name(target)
 
 
 class EvalService:
@@ -73,7 +69,15 @@ class EvalService:
         self.evaluator = evaluator
         self.store = store
         # one chunk keeps the compile pool busy; its records are stored before the next chunk starts
-        self.chunk = max(1, chunk or getattr(evaluator.compiler, "jobs", 0) or os.cpu_count() or 1)
+        # (a device pool says its own: enough for every lane's compile pool)
+        self.chunk = max(
+            1,
+            chunk
+            or getattr(evaluator, "batch_size", 0)
+            or getattr(getattr(evaluator, "compiler", None), "jobs", 0)
+            or os.cpu_count()
+            or 1,
+        )
         self.config_hash = config_hash(evaluator.config)
         self._task_hash: dict[str, str] = {}
         self._memory: dict[str, Evaluation] = {}
@@ -84,7 +88,9 @@ class EvalService:
 
     def machine(self, target: str) -> str:
         if target not in self._machines:
-            self._machines[target] = machine_name(target)
+            # A pool's lanes may run elsewhere (Ray): it names the machine they measure on.
+            own = getattr(self.evaluator, "machine", None)
+            self._machines[target] = own(target) if callable(own) else machine_name(target)
         return self._machines[target]
 
     def _hash_of(self, task: Task) -> str:

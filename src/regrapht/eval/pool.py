@@ -1,0 +1,432 @@
+"""The device pool: one lane per GPU (or GPU slice, or CPU lane), behind the Evaluator's API.
+
+`DevicePool.evaluate_many` spreads a batch over its lanes and returns the records in the given
+order. Its choices:
+
+- A task's items go to one lane, the same lane batch after batch (its "home"), so its bench data is
+  built once and its retained copy reused by later batches. A task is split over lanes only where
+  its items are more than a lane's even share of the batch (a search on one task); each lane it is
+  split over then builds its bench data. A serial baseline the machine's store keeps
+  (eval/serial_baselines.py, shared by the lanes) is not timed again by any lane.
+- Every lane has the same secret, so its inputs, and so every verdict, are those of one evaluator:
+  the number of lanes changes where a candidate runs, never its verdict. A candidate's timings and
+  speedups come from one lane, its baselines timed beside it on the same GPU; records name the lane
+  and its GPU (fingerprint: lane, gpu, gpu_index, gpu_uuid).
+- A lane that dies is reported (`deaths`); a local one is started again (RESTARTS times at most).
+  What it was running is run again on the lanes, one candidate at a time, so a candidate that brings its lane down is
+  found. One that brings down two lanes while running alone is recorded
+  as a runtime_error that says so. When no lane is left, `PoolExhausted` names what is unfinished.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from regrapht.eval import toolchain
+from regrapht.eval.config import EvalConfig
+from regrapht.eval.devices import LaneSpec, lanes_for, machine_name
+from regrapht.eval.lanes import (
+    Item,
+    Lane,
+    LaneDied,
+    LaneState,
+    LocalLane,
+    evaluate_batch,
+    evaluate_one,
+    prefetch,
+    release,
+    task_key,
+)
+from regrapht.eval.record import Evaluation
+from regrapht.tasks import Task
+
+GIVE_UP_AFTER = 2  # lanes a candidate may bring down while running alone before it is judged for it
+RESTARTS = 3  # a local lane that died is started again this many times at most
+
+
+class PoolExhausted(RuntimeError):
+    """Every lane of the pool has died; the message says which items were left unevaluated."""
+
+
+def pool_config(config: EvalConfig | None, lanes: int) -> EvalConfig:
+    """The configuration every lane shares: one secret (the same inputs on every lane), and the
+    machine's cores divided between the lanes' compile pools."""
+    config = dataclasses.replace(config or EvalConfig())
+    if config.secret is None:
+        config.secret = os.urandom(32)
+    if config.jobs is None:
+        config.jobs = max(1, (os.cpu_count() or 1) // max(1, lanes))
+    return config
+
+
+def assign(keys: Sequence[str], lanes: Sequence[str], home: dict[str, str] | None = None) -> dict[str, list[int]]:
+    """Item positions per lane. Each key's items stay on one lane (its home where it has one) unless
+    they exceed a lane's even share, ceil(items / lanes); the largest groups are placed first, each on
+    the least loaded lane. Positions within a lane keep the given order."""
+    home = home or {}
+    cap = -(-len(keys) // max(1, len(lanes)))
+    groups: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    load = {lane: 0 for lane in lanes}
+    out: dict[str, list[int]] = {lane: [] for lane in lanes}
+    for key, positions in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        rest = positions
+        preferred = home.get(key)
+        while rest:
+            if preferred in load and load[preferred] < cap:
+                lane = preferred
+            else:
+                lane = min(lanes, key=lambda name: (load[name], lanes.index(name)))
+            preferred = None
+            room = max(1, cap - load[lane])
+            out[lane] += rest[:room]
+            load[lane] += len(rest[:room])
+            rest = rest[room:]
+    return {lane: sorted(positions) for lane, positions in out.items()}
+
+
+def lost_record(task: Task, source: str, target: str, lanes: list[str]) -> Evaluation:
+    return Evaluation(
+        task_id=task.id,
+        target=target,
+        status="runtime_error",
+        message=(
+            f"the evaluator's lane died each time it ran this candidate alone ({', '.join(lanes)}): the "
+            "candidate brings down the process that runs it, and was not run again"
+        ),
+        candidate_sha256=hashlib.sha256(source.encode()).hexdigest(),
+        reward=-1.0,
+        fingerprint={"lanes_died": list(lanes)},
+    )
+
+
+class DevicePool:
+    """Evaluator-compatible (`evaluate`, `evaluate_many`, `prefetch`, `release`, `close`, `config`)
+    over several lanes. Build it with `DevicePool.local(config, specs)` for the lanes of this host, or
+    `regrapht.eval.ray_pool.ray_pool` for a Ray cluster's."""
+
+    def __init__(
+        self,
+        config: EvalConfig,
+        lanes: Sequence[Lane],
+        give_up_after: int = GIVE_UP_AFTER,
+        restart: Callable[[Lane], Lane] | None = None,
+    ) -> None:
+        """`restart(dead_lane)` makes a lane to replace a dead one, as soon as its death is seen (at most
+        RESTARTS times per lane); without it, a dead lane stays dead."""
+        if not lanes:
+            raise ValueError("a device pool needs at least one lane")
+        self.config = config
+        self.lanes = list(lanes)
+        self.give_up_after = give_up_after
+        self.deaths: list[str] = []  # one line per lane that died, in order
+        self.restarts: dict[str, int] = {}  # lane name -> times it was started again
+        self._restart = restart
+        self._home: dict[str, str] = {}  # task key -> its lane
+        self._keys: dict[int, tuple[Task, str]] = {}
+
+    @classmethod
+    def local(cls, config: EvalConfig | None, specs: Sequence[LaneSpec], **kwargs: Any) -> DevicePool:
+        shared = pool_config(config, len(specs))
+        lanes: list[Lane] = []
+        try:
+            for spec in specs:
+                lanes.append(LocalLane(spec, shared))
+        except BaseException:
+            for lane in lanes:
+                lane.close()
+            raise
+        return cls(shared, lanes, restart=lambda dead: LocalLane(dead.spec, shared), **kwargs)  # type: ignore[attr-defined]
+
+    def revive(self) -> None:
+        """Start again the lanes that died, where the pool can (local lanes, RESTARTS times each)."""
+        if self._restart is None:
+            return
+        for i, lane in enumerate(self.lanes):
+            if not lane.alive and self.restarts.get(lane.name, 0) < RESTARTS:
+                lane.close()
+                self.restarts[lane.name] = self.restarts.get(lane.name, 0) + 1
+                self.lanes[i] = self._restart(lane)
+
+    def machine(self, target: str) -> str:
+        """The machine the lanes measure on, as stored evaluations are filed: a pool's lanes are of one
+        kind (checked where they are made); lanes that do not say are this host's."""
+        prefix = "gpu:" if target == "cuda" else "cpu:"
+        said = {m for m in (getattr(lane, "machine", None) for lane in self.lanes) if m and m.startswith(prefix)}
+        return said.pop() if len(said) == 1 else machine_name(target)
+
+    @property
+    def batch_size(self) -> int:
+        """Items worth handing over at once: enough to fill every lane's compile pool."""
+        return max(os.cpu_count() or 1, 4 * len(self.lanes))
+
+    def __enter__(self) -> DevicePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for lane in self.lanes:
+            lane.close()
+
+    def _live(self) -> list[Lane]:
+        return [lane for lane in self.lanes if lane.alive]
+
+    def _key(self, task: Task) -> str:
+        known = self._keys.get(id(task))
+        if known is None or known[0] is not task:
+            known = self._keys[id(task)] = (task, task_key(task))  # the task is kept: its id stays its own
+        return known[1]
+
+    def _lane(self, name: str) -> Lane | None:
+        return next((lane for lane in self._live() if lane.name == name), None)
+
+    def _home_lane(self, task: Task) -> Lane:
+        live = self._live()
+        if not live:
+            raise PoolExhausted("every lane of the pool has died: " + "; ".join(self.deaths))
+        key = self._key(task)
+        lane = self._lane(self._home.get(key, ""))
+        if lane is None:
+            homes = list(self._home.values())
+            lane = min(live, key=lambda candidate: homes.count(candidate.name))
+            self._home[key] = lane.name
+        return lane
+
+    # ---- the Evaluator's API ---------------------------------------------------------------------
+    def prefetch(self, tasks: list[Task], threads: int = 1) -> None:
+        by_lane: dict[str, tuple[Lane, list[Task]]] = {}
+        for task in tasks:
+            lane = self._home_lane(task)
+            by_lane.setdefault(lane.name, (lane, []))[1].append(task)
+        for lane, mine in by_lane.values():
+            lane.post(prefetch, mine, threads)
+
+    def release(self, task: Task) -> None:
+        lane = self._lane(self._home.get(self._key(task), ""))
+        if lane is not None:
+            lane.post(release, task)
+
+    def evaluate(
+        self, task: Task, source: str, target: str = "cuda", baselines: dict[str, str] | None = None
+    ) -> Evaluation:
+        if not baselines:
+            return self.evaluate_many([(task, source, target)])[0]
+        while True:  # bounded: every pass either returns or loses a lane for good
+            lane = self._home_lane(task)
+            try:
+                return lane.call(evaluate_one, task, source, target, baselines)
+            except LaneDied as exc:
+                self.deaths.append(str(exc))
+
+    def evaluate_many(self, items: Sequence[Item]) -> list[Evaluation]:
+        return _Batch(self, list(items)).run()
+
+    def map(
+        self,
+        fn: Callable[..., Any],
+        calls: Sequence[tuple[Any, ...]],
+        on_result: Callable[[int, Any], None] | None = None,
+    ) -> list[Any]:
+        """`fn(lane_state, *call)` for every call, each on whichever lane is free, results in the
+        calls' order (`on_result(position, result)` as each ends). A call whose lane dies runs again on
+        another; an exception it raises is raised here once every call has ended."""
+        results: list[Any] = [None] * len(calls)
+        todo = deque(range(len(calls)))
+        events: queue.Queue[tuple[Lane, int, Any, LaneDied | None]] = queue.Queue()
+        busy: set[str] = set()
+
+        def work(lane: Lane, i: int) -> None:
+            try:
+                events.put((lane, i, lane.call(fn, *calls[i]), None))
+            except LaneDied as exc:
+                events.put((lane, i, None, exc))
+            except Exception as exc:
+                events.put((lane, i, exc, None))
+
+        def dispatch() -> None:
+            for lane in self._live():
+                if lane.name not in busy and todo:
+                    busy.add(lane.name)
+                    threading.Thread(target=work, args=(lane, todo.popleft()), daemon=True).start()
+
+        dispatch()
+        while busy:
+            lane, i, out, died = events.get()
+            busy.discard(lane.name)
+            if died is not None:
+                self.deaths.append(str(died))
+                todo.appendleft(i)
+            else:
+                results[i] = out
+                if on_result is not None and not isinstance(out, Exception):
+                    on_result(i, out)
+            dispatch()
+        if todo:
+            raise PoolExhausted(
+                f"every lane of the pool has died with {len(todo)} of {len(calls)} calls unfinished: "
+                + "; ".join(self.deaths)
+            )
+        for out in results:
+            if isinstance(out, Exception):
+                raise out
+        return results
+
+
+class _Batch:
+    """One evaluate_many: lanes take their queued sublists, each on a thread of its own."""
+
+    def __init__(self, pool: DevicePool, items: list[Item]) -> None:
+        self.pool = pool
+        self.items = items
+        self.results: list[Evaluation | Exception | None] = [None] * len(items)
+        self.queues: dict[str, deque[list[int]]] = {}
+        self.alone: dict[int, list[str]] = {}  # item -> lanes that died running it alone
+        self.events: queue.Queue[tuple[Lane, list[int], Any, LaneDied | None]] = queue.Queue()
+        self.busy: set[str] = set()
+
+    def run(self) -> list[Evaluation]:
+        if not self.items:
+            return []
+        pool = self.pool
+        pool.revive()
+        live = pool._live()
+        if not live:
+            raise PoolExhausted("every lane of the pool has died: " + "; ".join(pool.deaths))
+        keys = [pool._key(task) for task, _, _ in self.items]
+        plan = assign(keys, [lane.name for lane in live], pool._home)
+        for lane_name, positions in plan.items():
+            self.queues[lane_name] = deque([positions] if positions else [])
+            for i in positions:
+                pool._home.setdefault(keys[i], lane_name)
+        self._dispatch()
+        while self.busy:
+            lane, positions, out, died = self.events.get()
+            self.busy.discard(lane.name)
+            if died is None:
+                for i, result in zip(positions, out):
+                    self.results[i] = result
+            else:
+                self._lost(lane, positions, died)
+            self._dispatch()
+        unfinished = [i for i, r in enumerate(self.results) if r is None]
+        if unfinished:
+            names = ", ".join(sorted({self.items[i][0].id for i in unfinished}))
+            raise PoolExhausted(
+                f"every lane of the pool has died with {len(unfinished)} of {len(self.items)} evaluations "
+                f"unfinished (tasks {names}): " + "; ".join(pool.deaths)
+            )
+        for r in self.results:
+            if isinstance(r, Exception):
+                raise r  # as Evaluator.evaluate_many does (ReferenceError: a broken task)
+        return self.results  # type: ignore[return-value]
+
+    def _dispatch(self) -> None:
+        for lane in self.pool._live():
+            todo = self.queues.get(lane.name)
+            if lane.name in self.busy or not todo:
+                continue
+            positions = todo.popleft()
+            self.busy.add(lane.name)
+            threading.Thread(
+                target=self._work, args=(lane, positions), name=f"regrapht-pool-{lane.name}", daemon=True
+            ).start()
+
+    def _work(self, lane: Lane, positions: list[int]) -> None:
+        try:
+            out = lane.call(evaluate_batch, [self.items[i] for i in positions])
+        except LaneDied as exc:
+            self.events.put((lane, positions, None, exc))
+        except BaseException as exc:  # a harness error: every item of the sublist carries it
+            self.events.put((lane, positions, [exc] * len(positions), None))
+        else:
+            self.events.put((lane, positions, out, None))
+
+    def _lost(self, lane: Lane, running: list[int], died: LaneDied) -> None:
+        self.pool.deaths.append(str(died))
+        waiting = list(self.queues.pop(lane.name, ()))
+        retry: list[list[int]] = []
+        for i in running:
+            if len(running) == 1:
+                self.alone.setdefault(i, []).append(lane.name)
+            if len(self.alone.get(i, ())) >= self.pool.give_up_after:
+                task, source, target = self.items[i]
+                self.results[i] = lost_record(task, source, target, self.alone[i])
+            else:
+                retry.append([i])  # alone from now on: a candidate that kills its lane is then found
+        self.pool.revive()  # a local lane starts again at once: a two-GPU host keeps both
+        for positions in retry + waiting:
+            self._requeue(positions, avoid=self.alone.get(positions[0], []) if len(positions) == 1 else [])
+
+    def _requeue(self, positions: list[int], avoid: Sequence[str]) -> None:
+        live = [lane for lane in self.pool._live() if lane.name not in avoid] or self.pool._live()
+        if not live:
+            return  # nothing left to run it: run() reports it as unfinished
+        lane = min(
+            live,
+            key=lambda candidate: (
+                sum(len(p) for p in self.queues.get(candidate.name, ())) + (candidate.name in self.busy),
+                self.pool.lanes.index(candidate),
+            ),
+        )
+        self.queues.setdefault(lane.name, deque()).append(positions)
+
+
+def runs_in_process(specs: Sequence[LaneSpec]) -> bool:
+    """One lane on what this process sees first (the first visible GPU, or the CPU) needs no lane
+    process: the Evaluator runs here, as without a pool."""
+    return len(specs) == 1 and (specs[0].gpu is None or (specs[0].gpu,) == toolchain.gpus()[:1])
+
+
+def open_evaluator(
+    config: EvalConfig | None,
+    target: str,
+    gpus: str | None = None,
+    lanes: int = 1,
+    ray_address: str | None = None,
+) -> Any:
+    """The evaluator a command runs on, from its --gpus, --lanes and --ray: a pool over the Ray
+    cluster's lanes, a pool of lane processes on this host, or, where one lane on the device this
+    process sees first suffices, the Evaluator in this process. Raises LaneSpecError for lane lists
+    that name nothing usable."""
+    if ray_address is not None:
+        from regrapht.eval.ray_pool import ray_pool
+
+        return ray_pool(config, ray_address, target, lanes_per_gpu=lanes, cpu_lanes_per_node=lanes)
+    specs = lanes_for(target, gpus, lanes)
+    if runs_in_process(specs):
+        from regrapht.eval.evaluator import Evaluator
+
+        return Evaluator(config or EvalConfig())
+    return DevicePool.local(config, specs)
+
+
+def check_on_lane(
+    state: LaneState,
+    task: Task,
+    gpu: bool,
+    config: EvalConfig,
+    reference_threads: int,
+    train: list[Task] | None = None,
+) -> Any:
+    """`regrapht tasks check` of one task in a lane's process (on its GPU), with the lane's share of
+    the cores for its compiles; a test task is screened against `train` as `check_tasks` does."""
+    from regrapht.eval.suitecheck import check_tasks
+
+    [check] = check_tasks(
+        [task],
+        gpu,
+        dataclasses.replace(config, jobs=state.config.jobs),
+        reference_threads=reference_threads,
+        train=train,
+    )
+    return check

@@ -1,0 +1,225 @@
+"""The device pool: lane lists from --gpus, the plan that spreads a batch, order, lane deaths, and
+verdicts that do not change with the number of lanes (cpu target)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from regrapht.eval import Evaluation, Evaluator
+from regrapht.eval.devices import LaneSpec, LaneSpecError, gpu_lanes, lanes_for, parse_gpu_list
+from regrapht.eval.lanes import LaneDied, LaneState, evaluate_batch
+from regrapht.eval.pool import DevicePool, PoolExhausted, assign, pool_config
+from regrapht.eval.toolchain import GpuInfo, visible
+from regrapht.tasks import load_task
+from tests.eval.conftest import HERE, candidate, quick_config
+
+H100 = [GpuInfo("NVIDIA H100", "9.0", "570.1", 81559, i, f"GPU-{i}aaa-{i}") for i in range(2)]
+
+
+# ---- which lanes ---------------------------------------------------------------------------------
+def test_gpu_list_parses_numbers_slices_and_all():
+    assert parse_gpu_list("0,1") == [0, 1]
+    assert parse_gpu_list(" 0, 0 ,1") == [0, 0, 1]
+    assert parse_gpu_list("all") == []
+
+
+@pytest.mark.parametrize(
+    "spec, phrase",
+    [("", "is empty"), ("0,,1", "empty entry"), ("a", "'a' is not a GPU number"), ("-1", "not a GPU number"),
+     ("0.5", "not a GPU number")],
+)
+def test_bad_gpu_lists_say_what_is_wrong(spec, phrase):
+    with pytest.raises(LaneSpecError, match=phrase):
+        parse_gpu_list(spec)
+
+
+def test_gpu_lanes_default_to_every_visible_gpu_pinned_by_uuid():
+    lanes = gpu_lanes(None, visible=tuple(H100))
+    assert [lane.name for lane in lanes] == ["gpu0", "gpu1"]
+    assert lanes[1].environment() == {"CUDA_VISIBLE_DEVICES": "GPU-1aaa-1"}
+    assert lanes[1].fingerprint() == {"lane": "gpu1", "gpu": "NVIDIA H100", "gpu_index": 1, "gpu_uuid": "GPU-1aaa-1"}
+
+
+def test_slices_of_one_gpu_get_names_of_their_own():
+    assert [lane.name for lane in gpu_lanes("0,0,1", visible=tuple(H100))] == ["gpu0", "gpu0.1", "gpu1"]
+    assert [lane.name for lane in gpu_lanes("1", 2, visible=tuple(H100))] == ["gpu1", "gpu1.1"]
+
+
+def test_gpu_lanes_refuse_what_the_host_does_not_have():
+    with pytest.raises(LaneSpecError, match=r"names GPU 2, but this process sees 2 GPU\(s\) \(0: NVIDIA H100, 1"):
+        gpu_lanes("0,2", visible=tuple(H100))
+    with pytest.raises(LaneSpecError, match="no NVIDIA GPU is visible"):
+        gpu_lanes(None, visible=())
+    with pytest.raises(LaneSpecError, match="at least 1"):
+        gpu_lanes(None, 0, visible=tuple(H100))
+    mixed = (H100[0], GpuInfo("NVIDIA A100", "8.0", "570.1", 40000, 1, "GPU-x"))
+    with pytest.raises(LaneSpecError, match="mixes GPU models"):
+        gpu_lanes("0,1", visible=mixed)
+
+
+def test_cpu_lanes_take_a_count_and_refuse_gpus():
+    assert [lane.name for lane in lanes_for("cpu", None, 3)] == ["cpu0", "cpu1", "cpu2"]
+    with pytest.raises(LaneSpecError, match="--gpus applies to --target cuda"):
+        lanes_for("cpu", "0", 1)
+    with pytest.raises(LaneSpecError, match="at least 1"):
+        lanes_for("cpu", None, 0)
+
+
+def test_cuda_visible_devices_selects_and_orders_the_hosts_gpus():
+    host = tuple(H100)
+    assert visible(host, None) == host
+    assert visible(host, "1") == (host[1],)
+    assert visible(host, "GPU-1aaa,0") == (host[1], host[0])
+    assert visible(host, "1,7,0") == (host[1],)  # as CUDA: the list ends at an entry that names no GPU
+    assert visible(host, "") == ()
+    assert visible(host, "MIG-abc") == host  # slices are not resolved here
+
+
+# ---- the plan ------------------------------------------------------------------------------------
+def test_a_tasks_items_stay_on_one_lane_and_keep_their_order():
+    keys = ["a", "b", "a", "c", "b", "a"]
+    plan = assign(keys, ["l0", "l1"])
+    by_lane = {lane: {keys[i] for i in positions} for lane, positions in plan.items()}
+    assert by_lane == {"l0": {"a"}, "l1": {"b", "c"}}
+    assert all(positions == sorted(positions) for positions in plan.values())
+
+
+def test_a_task_goes_home_and_is_split_only_beyond_an_even_share():
+    assert assign(["a", "a", "b"], ["l0", "l1"], home={"a": "l1"}) == {"l0": [2], "l1": [0, 1]}
+    assert assign(["a"] * 5, ["l0", "l1"]) == {"l0": [0, 1, 2], "l1": [3, 4]}
+
+
+# ---- lanes that die (a lane is a process boundary: these lanes stand in for the processes) ----------
+class ScriptedLane:
+    """A lane whose process 'dies' on the sources listed in `kills`; it judges by the source text."""
+
+    def __init__(self, name: str, kills: set[str], log: list) -> None:
+        self.name, self.kills, self.log, self.alive = name, kills, log, True
+
+    def call(self, fn, items):
+        self.log.append((self.name, [source for _, source, _ in items]))
+        if not self.alive or any(source in self.kills for _, source, _ in items):
+            self.alive = False
+            raise LaneDied(f"lane {self.name}: killed")
+        return [
+            Evaluation(task.id, target, "correct" if "ok" in source else "wrong_answer", "",
+                       hashlib.sha256(source.encode()).hexdigest(), fingerprint={"lane": self.name})
+            for task, source, target in items
+        ]
+
+    def post(self, fn, *args):
+        pass
+
+    def close(self):
+        pass
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return load_task(HERE / "tasks" / "vec_scale"), load_task(HERE / "tasks" / "vec_scale_host")
+
+
+def test_a_dead_lanes_items_run_again_elsewhere_and_a_killer_is_recorded(tasks):
+    a, b = tasks
+    log: list = []
+    lanes = [ScriptedLane(f"l{i}", {"poison"}, log) for i in range(4)]
+    pool = DevicePool(pool_config(None, 4), lanes)
+    items = [(a, "ok1", "cpu"), (a, "poison", "cpu"), (a, "bad", "cpu"), (b, "ok2", "cpu")]
+    results = pool.evaluate_many(items)
+    assert [r.status for r in results] == ["correct", "runtime_error", "wrong_answer", "correct"]
+    assert "died each time it ran this candidate alone" in results[1].message
+    runs = [(lane, sources) for lane, sources in log if "poison" in sources]
+    assert len(pool.deaths) == len(runs) and len({lane for lane, _ in runs}) == len(runs)
+    assert [sources for _, sources in runs[-2:]] == [["poison"], ["poison"]]  # judged on two lone deaths
+
+
+def test_lanes_started_again_let_two_lanes_find_a_killer(tasks):
+    a, b = tasks
+    log: list = []
+    lanes = [ScriptedLane(f"l{i}", {"poison"}, log) for i in range(2)]
+    pool = DevicePool(pool_config(None, 2), lanes, restart=lambda dead: ScriptedLane(dead.name, {"poison"}, log))
+    items = [(a, "ok1", "cpu"), (a, "poison", "cpu"), (b, "ok2", "cpu"), (b, "bad", "cpu")]
+    results = pool.evaluate_many(items)
+    assert [r.status for r in results] == ["correct", "runtime_error", "correct", "wrong_answer"]
+    assert len(pool.deaths) == 3 and sum(pool.restarts.values()) == 3
+    assert all(lane.alive for lane in pool.lanes)
+
+
+def test_a_pool_with_no_lane_left_says_what_is_unfinished(tasks):
+    a, _ = tasks
+    lanes = [ScriptedLane(f"l{i}", {"poison"}, []) for i in range(2)]
+    pool = DevicePool(pool_config(None, 2), lanes, give_up_after=3)
+    with pytest.raises(PoolExhausted, match=r"1 of 2 evaluations unfinished \(tasks vec_scale\)"):
+        pool.evaluate_many([(a, "poison", "cpu"), (a, "ok", "cpu")])
+    with pytest.raises(PoolExhausted, match="every lane of the pool has died"):
+        pool.evaluate_many([(a, "ok", "cpu")])
+
+
+# ---- real lanes on the cpu target ------------------------------------------------------------------
+MIX = ["correct.cpp", "wrong.cpp", "syntax_error.cpp", "segfault.cpp", "partial.cpp"]
+
+
+def _items(tasks):
+    a, b = tasks
+    return [(task, candidate(name), "cpu") for name in MIX for task in (a, b)]
+
+
+@pytest.mark.slow
+def test_verdicts_are_the_same_on_one_lane_and_two(build_cache, tasks):
+    config = quick_config(build_cache, timing=False, static_screen=False, symbol_screen=False)
+    items = _items(tasks)
+    with Evaluator(config) as one:
+        alone = one.evaluate_many(items)
+    with DevicePool.local(config, lanes_for("cpu", None, 2)) as pool:
+        pool.prefetch(list(tasks))  # forwarded to each task's home lane
+        spread = pool.evaluate_many(items)
+        for task in tasks:
+            pool.release(task)
+        single = pool.evaluate(*items[0])
+    assert single.verdict_signature() == alone[0].verdict_signature()
+    assert single.fingerprint["lane"] == spread[0].fingerprint["lane"]  # its task's home lane
+    assert [r.verdict_signature() for r in spread] == [r.verdict_signature() for r in alone]
+    assert [(r.task_id, r.candidate_sha256) for r in spread] == [(r.task_id, r.candidate_sha256) for r in alone]
+    lanes = {r.task_id: r.fingerprint["lane"] for r in spread}
+    assert sorted(lanes.values()) == ["cpu0", "cpu1"]  # a task per lane
+    assert all(r.fingerprint["lane"] == lanes[r.task_id] for r in spread)
+
+
+def test_a_lane_killed_mid_batch_loses_nothing(build_cache, tasks):
+    config = quick_config(build_cache, timing=False, static_screen=False, symbol_screen=False)
+    items = _items(tasks)
+    with DevicePool.local(config, lanes_for("cpu", None, 2)) as pool:
+        victim = pool.lanes[0]
+        done: list = []
+        runner = threading.Thread(target=lambda: done.append(pool.evaluate_many(items)), daemon=True)
+        runner.start()
+        deadline = time.monotonic() + 60
+        while not victim.busy and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert victim.busy
+        os.kill(victim.pid, signal.SIGKILL)
+        runner.join(timeout=300)
+        [results] = done
+        assert len(pool.deaths) == 1 and "killed by signal 9" in pool.deaths[0]
+        assert pool.restarts == {"cpu0": 1} and all(lane.alive for lane in pool.lanes)  # started again
+        assert victim not in pool.lanes and not victim.alive
+        again = pool.evaluate_many(items[:2])
+        assert {r.fingerprint["lane"] for r in again} == {"cpu0", "cpu1"}  # homes kept
+    expected = {"correct.cpp": "correct", "wrong.cpp": "wrong_answer", "syntax_error.cpp": "compile_error",
+                "segfault.cpp": "runtime_error", "partial.cpp": "wrong_answer"}
+    assert [r.status for r in results] == [expected[name] for name in MIX for _ in range(2)]
+
+
+def test_a_lane_states_batch_names_its_lane(build_cache, tasks):
+    state = LaneState(LaneSpec("cpu7"), quick_config(build_cache, timing=False))
+    try:
+        [ev] = evaluate_batch(state, [(tasks[0], candidate("correct.cpp"), "cpu")])
+    finally:
+        state.close()
+    assert ev.status == "correct" and ev.fingerprint["lane"] == "cpu7"
