@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
+import json
 import os
 import platform
 import shutil
@@ -269,15 +270,15 @@ class Evaluator:
         results: list[Evaluation | None] = [None] * len(prepared)
         try:
             self.prefetch([task for task, _, _ in items], threads=self.config.reference_threads)
-            left = Counter(str(task.root) for task, _, _ in items)
+            left = Counter(self._task_key(task) for task, _, _ in items)
             pending = list(range(len(prepared)))
             while pending:
                 i = self._next_runnable(prepared, pending)
                 pending.remove(i)
                 p = prepared[i]
                 results[i] = self._finish(p)
-                left[str(p.task.root)] -= 1
-                if left[str(p.task.root)] == 0:
+                left[self._task_key(p.task)] -= 1
+                if left[self._task_key(p.task)] == 0:
                     self.release(p.task)
             assert all(r is not None for r in results)  # every item ran exactly once
             self._settle_serial_baselines(prepared, results)  # type: ignore[arg-type]
@@ -357,7 +358,7 @@ class Evaluator:
             waiting: list[int] = []
             for i in pending:
                 p = prepared[i]
-                key = str(p.task.root)
+                key = self._task_key(p.task)
                 if key in blocked_tasks:
                     continue  # an earlier item of its task waits: one task's items keep their order
                 unbuilt, needs_bench = self._missing(p)
@@ -538,10 +539,17 @@ class Evaluator:
         known = self._dirs.get(id(task))
         if known is not None and known[0] is task:
             return known[1]
-        digest = hashlib.sha1(f"{task.root}@{task.content_hash()}".encode()).hexdigest()[:10]
+        # A variant (tasks/variants.py) shares its folder with its task but not its id (which seeds its
+        # inputs) or its sizes: each gets references of its own.
+        sizes = json.dumps([task.bench_size, list(task.test_sizes)], sort_keys=True)
+        digest = hashlib.sha1(f"{task.root}@{task.content_hash()}@{task.id}@{sizes}".encode()).hexdigest()[:10]
         path = self.workdir / f"ref-{task.id}-{digest}"
         self._dirs[id(task)] = (task, path)  # the task object is kept, so its id is never reused
         return path
+
+    def _task_key(self, task: Task) -> str:
+        """What tells tasks apart in a batch: their reference folder (a task's variants differ)."""
+        return str(self._task_dir(task))
 
     def _serial_build(self, task: Task) -> CompileResult:
         serial = self.compiler.compile(
@@ -626,7 +634,7 @@ class Evaluator:
                 max_workers=threads, thread_name_prefix="regrapht-reference"
             )
             self._lookahead = threads + 1
-        batch = list({str(t.root): t for t in tasks}.values())
+        batch = list({self._task_key(t): t for t in tasks}.values())
         with self._bench_lock:
             for task in batch:
                 self._released.discard(str(self._task_dir(task)))  # needed again: may be built ahead again

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from regrapht.tasks import expr, generators
+from regrapht.tasks import expr, generators, variants
 from regrapht.tasks.dtypes import DTYPES, dtype
 from regrapht.tasks.model import (
     COMPUTE_UNITS,
@@ -44,6 +44,7 @@ _TOP_LEVEL = {
     "sizes",
     "generators",
     "roofline",
+    "variants",
 }
 _ARG_KEYS = {"name", "role", "dtype", "length", "generator", "value", "tolerance", "perturb"}
 PERTURB = ("values", "none")
@@ -164,6 +165,11 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
                 if n < 0:
                     raise ctx.fail(f"args.{a.name}.length", f"is negative ({n}) at {label}")
 
+    try:
+        variant_spec = variants.parse_spec(data.get("variants"), bench, lambda s, label: _holds_at(args, roofline, s, label))
+    except variants.VariantError as exc:
+        raise ctx.fail(str(exc).split(":", 1)[0], str(exc).split(":", 1)[1].strip()) from None
+
     if not (root / "serial.cpp").is_file():
         raise ctx.fail("serial.cpp", "missing: every task needs its serial C++ reference")
     if function not in (root / "serial.cpp").read_text():
@@ -186,7 +192,22 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
         root=root.resolve(),
         description=str(data.get("description", "")),
         tags=tuple(data.get("tags", ())),
+        variants=variant_spec,
     )
+
+
+def _holds_at(args: list[Arg], roofline: Roofline, sizes: dict[str, int], label: str) -> str | None:
+    """Why a variant's sizes break the task (a length or roofline expression fails or goes negative)."""
+    exprs = [(f"args.{a.name}.length", a.length) for a in args if a.length is not None]
+    exprs += [(f"roofline.{k}", getattr(roofline, k)) for k in ("bytes", "flops") if getattr(roofline, k)]
+    for where, text in exprs:
+        try:
+            n = expr.evaluate(text, sizes)
+        except expr.ExprError as exc:
+            return f"{where}: {exc} at {label}"
+        if n < 0:
+            return f"{where}: is negative ({n}) at {label}"
+    return None
 
 
 def _arg(index: int, raw: Any, ctx: _Ctx) -> Arg:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from regrapht.tasks import expr
 from regrapht.tasks.dtypes import DType
+from regrapht.tasks.variants import VariantSpec
 
 # What a task's operations run on (`[roofline] compute`); the peak of each, per GPU architecture,
 # is data: regrapht/data/gpu_peaks.toml.
@@ -127,6 +128,8 @@ class Task:
     root: Path
     description: str = ""
     tags: tuple[str, ...] = ()
+    # What an RL episode may vary (tasks/variants.py); a task without `[variants]` gets the default.
+    variants: VariantSpec = field(default_factory=VariantSpec)
 
     @property
     def serial_path(self) -> Path:
