@@ -227,6 +227,9 @@ class RewardService:
 class _Server(ThreadingHTTPServer):
     daemon_threads = False
     block_on_close = True
+    # The listen backlog: the default (5) resets connections a burst of trainers opens at once,
+    # before the queue can answer "busy".
+    request_queue_size = 1024
 
     def __init__(self, address: tuple[str, int], handler: type, service: RewardService):
         self.service = service
