@@ -3,12 +3,13 @@ evaluator on the cpu target. It proves the plumbing (prompts, sampling, parsing,
 rewards, policy updates); it does not claim the tiny model learns CUDA.
 
 A randomly initialised model never writes code, so every completion would score alike and GRPO would
-have no signal. The script therefore first fits the model for a few hundred steps to answer every
-prompt with one OpenMP kernel; sampled at temperature 1, its completions then differ, some compile
-and pass and others do not, and GRPO's updates have something to follow.
+have no signal (zero advantage, zero gradient). The script therefore first fits the model for a few
+hundred steps to answer every prompt with one of two OpenMP kernels, a correct one and one with a
+wrong sign; sampled at temperature 1 its completions mix both, the rewards of a group differ, and
+GRPO's updates have a signal to follow (the log shows reward_std and grad_norm above zero).
 
     pip install 'regrapht[trl]'
-    PYTHONPATH=src python examples/grpo_tiny.py --steps 3
+    PYTHONPATH=src python examples/grpo_tiny.py --steps 2
 """
 
 from __future__ import annotations
@@ -17,16 +18,25 @@ import argparse
 import tempfile
 from pathlib import Path
 
-ANSWER = """```cpp
+ANSWERS = [
+    """```cpp
 void saxpy(int n, float a, const float* x, float* y) {
 #pragma omp parallel for
     for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
 }
-```"""
+```""",
+    """```cpp
+void saxpy(int n, float a, const float* x, float* y) {
+#pragma omp parallel for
+    for (int i = 0; i < n; ++i) y[i] = a * x[i] - y[i];
+}
+```""",
+]
 
 
 def warm_up(model, tokenizer, prompts: list[list[dict]], steps: int, lr: float) -> float:
-    """Fit the model to answer each prompt with ANSWER (loss on the answer's tokens only)."""
+    """Fit the model to answer each prompt with either answer, alternately (loss on the answers' tokens
+    only), so it samples both."""
     import torch
 
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
@@ -34,10 +44,11 @@ def warm_up(model, tokenizer, prompts: list[list[dict]], steps: int, lr: float) 
     for messages in prompts:
         head = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
         prompt_ids = tokenizer(head, add_special_tokens=False)["input_ids"]
-        answer_ids = tokenizer(ANSWER + "<|im_end|>", add_special_tokens=False)["input_ids"]
-        ids = torch.tensor([prompt_ids + answer_ids])
-        labels = torch.tensor([[-100] * len(prompt_ids) + answer_ids])
-        examples.append((ids, labels))
+        for answer in ANSWERS:
+            answer_ids = tokenizer(answer + "<|im_end|>", add_special_tokens=False)["input_ids"]
+            ids = torch.tensor([prompt_ids + answer_ids])
+            labels = torch.tensor([[-100] * len(prompt_ids) + answer_ids])
+            examples.append((ids, labels))
     model.train()
     loss = torch.tensor(0.0)
     for step in range(steps):
@@ -46,13 +57,13 @@ def warm_up(model, tokenizer, prompts: list[list[dict]], steps: int, lr: float) 
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
-    return float(loss)
+    return float(loss.detach())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=3, help="GRPO steps")
-    parser.add_argument("--warmup-steps", type=int, default=400)
+    parser.add_argument("--steps", type=int, default=2, help="GRPO steps")
+    parser.add_argument("--warmup-steps", type=int, default=200)
     parser.add_argument("--generations", type=int, default=4, help="completions per prompt (a GRPO group)")
     parser.add_argument("--out", type=Path, default=None, help="where the model and TRL's output go")
     args = parser.parse_args()
@@ -83,7 +94,7 @@ def main() -> None:
         reward = GRPOReward(env)
         config = trl.GRPOConfig(
             output_dir=str(out / "trl"), max_steps=args.steps, per_device_train_batch_size=args.generations,
-            num_generations=args.generations, max_completion_length=96, temperature=1.0, learning_rate=1e-4,
+            num_generations=args.generations, max_completion_length=128, temperature=1.0, learning_rate=1e-4,
             use_cpu=True, report_to=[], logging_steps=1, save_strategy="no", seed=0, bf16=False,
         )
         trainer = trl.GRPOTrainer(model=model, reward_funcs=[reward], args=config, train_dataset=data,
