@@ -47,7 +47,9 @@ def completions(task: Task, target: str, size: int, mix: tuple[int, int, int]) -
         raise SystemExit(f"{task.id}: cannot find the body of {task.function} to make a wrong variant")
     wrong = source[: opening.end()] + " return; " + source[opening.end() :]
     broken = source.replace(";", "", 1)
-    kinds = [("correct", source)] * mix[0] + [("wrong", wrong)] * mix[1] + [("compile_error", broken)] * mix[2]
+    variants = [("correct", source), ("wrong", wrong), ("compile_error", broken)]
+    # Interleaved so that any group size keeps the mix's proportions as nearly as it can.
+    kinds = [variants[k] for _, k in sorted(((j + 0.5) / m, k) for k, m in enumerate(mix) for j in range(m))]
     out = []
     for i in range(size):
         kind, code = kinds[i % len(kinds)]
@@ -63,13 +65,14 @@ def main() -> None:
     parser.add_argument("--mix", default="4,2,2", help="correct,wrong,compile_error per group of that many")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--budget", type=float, default=0.5, help="timing seconds per candidate")
+    parser.add_argument("--tasks", nargs="+", default=None, help="task ids or folders (default: eight shipped tasks)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     mix = tuple(int(x) for x in args.mix.split(","))
     if len(mix) != 3:
         raise SystemExit("--mix takes three counts: correct,wrong,compile_error")
 
-    tasks = [find_task(t) for t in TASKS[: args.groups]]
+    tasks = [find_task(t) for t in (args.tasks or TASKS)[: args.groups]]
     with Evaluator(EvalConfig(timing_config=TimingConfig(budget_s=args.budget))) as evaluator:
         env = RewardEnv(tasks, evaluator, EnvConfig(target=args.target, train_variants=1, heldout_variants=0))
         problems = [env.sampler.find(env.sampler.train_pool(t)[0].task.id) for t in tasks]

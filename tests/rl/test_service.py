@@ -173,3 +173,19 @@ def test_load_200_concurrent_requests_each_answered_or_refused(untimed, vec_scal
             status = r.json()["results"][0]["evidence"]["status"]
             assert status == ("correct" if i % 50 == 0 else "wrong_answer" if i % 50 == 1 else "parse_error")
     assert counts["answered"] == codes.count(200) and counts["busy"] == codes.count(503)
+
+
+def test_the_trl_reward_function_scores_through_the_service(untimed, vec_scale) -> None:
+    from regrapht.rl.trl_reward import GRPOReward
+
+    service = serve(make_env(untimed, vec_scale), token=TOKEN)
+    problem = service.env.sampler.sample(0).id
+    try:
+        with RewardClient(service.url, token=TOKEN) as client:
+            reward = GRPOReward(client)
+            values = reward(prompts=["p"] * 3, completions=[fenced("correct.cpp"), "no code", fenced("wrong.cpp")],
+                            problem=[problem] * 3)
+    finally:
+        service.shutdown()
+    assert values == [1.0, 0.0, 0.0]
+    assert [r["status"] for r in reward.history[0]] == ["correct", "parse_error", "wrong_answer"]
