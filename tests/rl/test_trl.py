@@ -46,6 +46,7 @@ def test_the_reward_function_groups_by_problem_and_logs(env) -> None:
         completion_text(3)
 
 
+@pytest.mark.slow  # some 30 s of CPU: a model, generation and two optimizer steps
 def test_grpo_trainer_runs_two_steps_on_the_environment(env, tmp_path: Path) -> None:
     trl = pytest.importorskip("trl", reason="the trl extra is not installed (pip install 'regrapht[trl]')")
     pytest.importorskip("transformers")

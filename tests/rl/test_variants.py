@@ -81,6 +81,10 @@ def test_defaults_scale_a_single_size_and_keep_several(vec_scale) -> None:
 
 
 def test_every_shipped_task_draws_variants_that_pass_its_own_checks() -> None:
+    spmv = next(t for t in load_suite() if t.id == "spmv_csr")
+    assert spmv.variants.declared
+    v = draw(spmv, 0, 0).bench_size
+    assert v["cols"] == v["rows"] and v["nnz"] == 16 * v["rows"] and 262144 <= v["rows"] <= 1048576
     for task in load_suite():
         for i in range(3):
             v = draw(task, 0, i)
