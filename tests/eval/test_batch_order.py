@@ -62,7 +62,9 @@ def _item(task_id: str, compiled: bool) -> Prepared:
     future: Future = Future()
     if compiled:
         future.set_result(SimpleNamespace(ok=True))
-    task = SimpleNamespace(id=task_id, root=f"/tasks/{task_id}", convention="device")
+    task = SimpleNamespace(
+        id=task_id, root=f"/tasks/{task_id}", instance_key=f"/tasks/{task_id}", convention="device", device_buffers=True
+    )
     return Prepared(task, "", "cpu", [], future, {}, 0.0)  # type: ignore[arg-type]
 
 
@@ -125,7 +127,14 @@ def _sized(task_id: str, n: int) -> SimpleNamespace:
         name="data", n_elements=lambda sizes: n, dtype=SimpleNamespace(numpy=np.dtype("float32"))
     )
     return SimpleNamespace(
-        id=task_id, root=f"/tasks/{task_id}", convention="device", arrays=[array], args=(), bench_size={}
+        id=task_id,
+        root=f"/tasks/{task_id}",
+        instance_key=f"/tasks/{task_id}",
+        convention="device",
+        device_buffers=True,
+        arrays=[array],
+        args=(),
+        bench_size={},
     )
 
 

@@ -48,6 +48,17 @@ VARIABLES: dict[str, dict[str, Any]] = {
     },
     "trajectory_generate": {"task": TASK, "target": "cuda", "methods": [METHOD], "max_steps": 4},
     "relabel": {"methods": [METHOD], "steps": [{"method": "Tiling", "detail": "tiles in smem"}]},
+    "rl_task": {"task": TASK, "target": "cuda", "sizes": {"n": 1000}},
+    "rl_contrastive": {
+        "task": TASK,
+        "target": "cuda",
+        "sizes": {"n": 1000},
+        "baseline": "the serial reference",
+        "exemplars": [
+            {"code": "V1", "status": "wrong_answer", "speedup": None, "reward": -1.0, "sizes": {"n": 900}},
+            {"code": "V2", "status": "correct", "speedup": 1.5, "reward": 1.5, "sizes": {"n": 800}},
+        ],
+    },
 }
 
 

@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "regrapht.cli.llm_cmd",
     "regrapht.cli.graph_cmd",
     "regrapht.cli.search_cmd",
+    "regrapht.cli.rl_cmd",
 )
 
 for _name in COMMAND_MODULES:

@@ -47,7 +47,7 @@ def next_runnable(
         waiting: list[int] = []
         for i in pending:
             p = prepared[i]
-            key = str(p.task.root)
+            key = p.task.instance_key
             if key in blocked_tasks:
                 continue  # an earlier item of its task waits: one task's items keep their order
             unbuilt, needs_bench = missing(p)

@@ -94,7 +94,7 @@ class BenchCache:
         if self._prefetcher is None:
             self._prefetcher = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="regrapht-reference")
             self.lookahead = threads + 1
-        batch = list({str(t.root): t for t in tasks}.values())
+        batch = list({t.instance_key: t for t in tasks}.values())
         with self._lock:
             for task in batch:
                 self._released.discard(self.key(task))  # needed again: may be built ahead again

@@ -156,15 +156,15 @@ class Evaluator:
         results: list[Evaluation | None] = [None] * len(prepared)
         try:
             self.prefetch([task for task, _, _ in items], threads=self.config.reference_threads)
-            left = Counter(str(task.root) for task, _, _ in items)
+            left = Counter(task.instance_key for task, _, _ in items)
             pending = list(range(len(prepared)))
             while pending:
                 i = self.next_runnable(prepared, pending)
                 pending.remove(i)
                 p = prepared[i]
                 results[i] = self.finish(p)
-                left[str(p.task.root)] -= 1
-                if left[str(p.task.root)] == 0:
+                left[p.task.instance_key] -= 1
+                if left[p.task.instance_key] == 0:
                     self.release(p.task)
             assert all(r is not None for r in results)  # every item ran exactly once
             self._settle_serial_baselines(prepared, results)  # type: ignore[arg-type]

@@ -47,7 +47,7 @@ class Jobs:
         known = self._dirs.get(id(task))
         if known is not None and known[0] is task:
             return known[1]
-        digest = hashlib.sha1(f"{task.root}@{task.content_hash()}".encode()).hexdigest()[:10]
+        digest = hashlib.sha1(f"{task.instance_key}@{task.content_hash()}".encode()).hexdigest()[:10]
         path = self.workdir / f"ref-{task.id}-{digest}"
         self._dirs[id(task)] = (task, path)  # the task object is kept, so its id is never reused
         return path

@@ -107,7 +107,7 @@ def lane_pid(state: LaneState) -> int:
 
 def task_key(task: Task) -> str:
     """One key per task definition: the same folder edited is another task for the lanes."""
-    return hashlib.sha1(f"{task.root}@{task.content_hash()}".encode()).hexdigest()[:16]
+    return hashlib.sha1(f"{task.instance_key}@{task.content_hash()}".encode()).hexdigest()[:16]
 
 
 # ---- a lane in a local process -----------------------------------------------------------------------

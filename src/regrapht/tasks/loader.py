@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from regrapht.tasks import expr, format_v2, generators
+from regrapht.tasks import expr, format_v2, generators, variants
 from regrapht.tasks.dtypes import DTYPES, DType, dtype
 from regrapht.tasks.model import (
     COMPUTE_UNITS,
@@ -49,6 +49,7 @@ _TOP_LEVEL = {
     "require",
     "launch",
     "structs",
+    "variants",
 }
 # Why a task's naive.cu may break a baseline-fairness rule of `tasks check` (docs/task-format.md).
 WAIVERS = ("naive_slower_than_serial", "naive_underfills_gpu")
@@ -176,6 +177,13 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
                 if n < 0:
                     raise ctx.fail(f"args.{a.name}.length", f"is negative ({n}) at {label}")
 
+    try:
+        variant_spec = variants.parse_spec(
+            data.get("variants"), bench, lambda s, label: _holds_at(args, roofline, s, label)
+        )
+    except variants.VariantError as exc:
+        raise ctx.fail(str(exc).split(":", 1)[0], str(exc).split(":", 1)[1].strip()) from None
+
     if not (root / "serial.cpp").is_file():
         raise ctx.fail("serial.cpp", "missing: every task needs its serial C++ reference")
     if function not in (root / "serial.cpp").read_text():
@@ -202,6 +210,7 @@ def _build(data: dict[str, Any], root: Path, ctx: _Ctx) -> Task:
         launch=launch,
         requires=requires,
         structs=tuple(declared_structs.values()),
+        variants=variant_spec,
     )
 
 
@@ -214,6 +223,20 @@ def _waivers(raw: Any, ctx: _Ctx) -> tuple[tuple[str, str], ...]:
         if not isinstance(reason, str) or not reason.strip():
             raise ctx.fail(f"waivers.{key}", "must say why, as a non-empty string")
     return tuple(sorted((k, v.strip()) for k, v in raw.items()))
+
+
+def _holds_at(args: list[Arg], roofline: Roofline, sizes: dict[str, int], label: str) -> str | None:
+    """Why a variant's sizes break the task (a length or roofline expression fails or goes negative)."""
+    exprs = [(f"args.{a.name}.length", a.length) for a in args if a.length is not None]
+    exprs += [(f"roofline.{k}", getattr(roofline, k)) for k in ("bytes", "flops") if getattr(roofline, k)]
+    for where, text in exprs:
+        try:
+            n = expr.evaluate(text, sizes)
+        except expr.ExprError as exc:
+            return f"{where}: {exc} at {label}"
+        if n < 0:
+            return f"{where}: is negative ({n}) at {label}"
+    return None
 
 
 def _arg(index: int, raw: Any, ctx: _Ctx, declared_structs: dict[str, DType] | None = None) -> Arg:

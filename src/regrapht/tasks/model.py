@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from regrapht.tasks import expr
 from regrapht.tasks.dtypes import DType
+from regrapht.tasks.variants import VariantSpec
 
 # What a task's operations run on (`[roofline] compute`); the peak of each, per GPU architecture,
 # is data: regrapht/data/gpu_peaks.toml.
@@ -163,6 +165,16 @@ class Task:
         """Whether the harness passes device pointers on the cuda target (device and kernel
         conventions), or host ones (host convention)."""
         return self.convention in ("device", "kernel")
+    # What an RL episode may vary (tasks/variants.py); a task without `[variants]` gets the default.
+    variants: VariantSpec = field(default_factory=VariantSpec)
+
+    @property
+    def instance_key(self) -> str:
+        """What tells two tasks apart within a run: the folder, and the id and sizes, since a variant
+        (tasks/variants.py) shares its task's folder but not its id (which seeds its inputs) or its
+        sizes, so each needs references of its own."""
+        sizes = json.dumps([self.bench_size, list(self.test_sizes)], sort_keys=True)
+        return f"{self.root}@{self.id}@{sizes}"
 
     @property
     def serial_path(self) -> Path:

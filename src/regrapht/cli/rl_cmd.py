@@ -1,0 +1,89 @@
+"""`regrapht rl serve`: the reward service over HTTP."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from regrapht.eval import EvalConfig, Evaluator, TimingConfig
+from regrapht.tasks import TaskError, find_task, load_suite
+
+rl_app = typer.Typer(help="The RL environment: a reward service for trainers.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(rl_app, name="rl")
+
+
+@rl_app.command("serve")
+def serve_command(
+    task: list[str] = typer.Option(
+        None, "--task", help="A task id or folder; repeat for several. Default: the shipped train split."
+    ),
+    target: str = typer.Option("cuda", help="cuda or cpu: what candidates are compiled for."),
+    reward: str = typer.Option("hierarchical", help="The reward (docs/rl.md)."),
+    baseline: str = typer.Option("serial", help="What speedups divide: serial or naive."),
+    seed: int = typer.Option(0, help="The seed of the problem draws."),
+    train_variants: int = typer.Option(16, min=1, help="Training variants per task."),
+    heldout_variants: int = typer.Option(4, min=0, help="Held-out variants per task."),
+    replay: str = typer.Option(
+        None,
+        help="A run-store file for the replay buffer; turns on contrastive prompts, which show "
+        "earlier callers' code.",
+    ),
+    host: str = typer.Option("127.0.0.1", help="The address to bind; beyond loopback a token is required."),
+    port: int = typer.Option(8765, help="The port."),
+    queue_size: int = typer.Option(64, min=1, help="Jobs that may wait; more are answered busy."),
+    timeout: float = typer.Option(600.0, min=1.0, help="Seconds a request waits for its result."),
+    budget: float = typer.Option(1.0, min=0.05, help="Seconds of timing per candidate."),
+) -> None:
+    """Serve the environment over HTTP for trainers on other machines.
+
+    The token comes from the REGRAPHT_RL_TOKEN environment variable, never the command line. Stop
+    with Ctrl-C: queued requests are answered, or refused with a status.
+
+    Example:
+
+        regrapht rl serve --task saxpy --target cpu --port 8765
+    """
+    from regrapht.rl import EnvConfig, ReplayBuffer, RewardConfig, RewardConfigError, RewardEnv
+    from regrapht.rl.service import RewardService, ServiceConfig, ServiceConfigError
+
+    try:
+        tasks = [find_task(t) for t in task] if task else [t for t in load_suite() if t.split == "train"]
+        config = EnvConfig(
+            target=target,
+            reward=RewardConfig(reward, baseline),
+            seed=seed,
+            train_variants=train_variants,
+            heldout_variants=heldout_variants,
+            contrastive=replay is not None,
+        )
+        service_config = ServiceConfig(
+            host=host, port=port, token=os.environ.get("REGRAPHT_RL_TOKEN") or None,
+            queue_size=queue_size, request_timeout_s=timeout,
+        )
+    except (TaskError, FileNotFoundError, RewardConfigError, ServiceConfigError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    evaluator = Evaluator(EvalConfig(
+        timing=config.reward.needs_timing, timing_config=TimingConfig(budget_s=budget)
+    ))
+    buffer = ReplayBuffer(replay) if replay else None
+    try:
+        env = RewardEnv(tasks, evaluator, config, buffer)
+        service = RewardService(env, service_config)
+        typer.echo(f"serving {len(tasks)} task(s) on {service.url} (reward {reward}, baseline {baseline}, "
+                   f"target {target}); Ctrl-C stops", err=True)
+        sys.stderr.flush()
+        service.serve_forever()
+        typer.echo(f"stopped: {service.counts()}", err=True)
+    except (RewardConfigError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        if buffer is not None:
+            buffer.close()
+        evaluator.close()

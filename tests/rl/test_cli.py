@@ -1,0 +1,64 @@
+"""`regrapht rl serve` as a user runs it: refused where unsafe; served, called and stopped with Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from typer.testing import CliRunner
+
+from regrapht.cli import app
+from tests.rl.conftest import EVAL_TASKS, fenced
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_refuses_to_serve_beyond_loopback_without_a_token() -> None:
+    result = CliRunner().invoke(app, ["rl", "serve", "--task", str(EVAL_TASKS / "vec_scale"), "--host", "0.0.0.0"],
+                                env={"REGRAPHT_RL_TOKEN": ""})
+    assert result.exit_code == 2 and "refusing to serve on '0.0.0.0' without a token" in result.output
+    result = CliRunner().invoke(app, ["rl", "serve", "--task", "no_such_task"])
+    assert result.exit_code == 2 and "no shipped task with that id" in result.output
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serves_scores_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}", "REGRAPHT_RL_TOKEN": "k" * 20}
+    command = [sys.executable, "-m", "regrapht.cli", "rl", "serve", "--task", str(EVAL_TASKS / "vec_scale"),
+               "--target", "cpu", "--reward", "correctness", "--port", str(port), "--replay", str(tmp_path / "r.sqlite")]
+    server = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{url}/health").json()["status"] == "ok":
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline and server.poll() is None, "the service did not start"
+            time.sleep(0.2)
+        headers = {"Authorization": "Bearer " + "k" * 20}
+        problem = httpx.post(f"{url}/v1/reset", json={"episode": 0}, headers=headers).json()["problem"]["id"]
+        reply = httpx.post(f"{url}/v1/score", json={"problem": problem, "completions": [fenced("correct.cpp")]},
+                           headers=headers, timeout=120)
+        assert reply.status_code == 200 and reply.json()["results"][0]["reward"] == 1.0
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, err = server.communicate(timeout=60)
+    assert server.returncode == 0, err
+    assert "serving 1 task(s)" in err
+    assert "stopped: {'answered': 3, 'busy': 0, 'timeout': 0, 'refused_shutdown': 0, 'errors': 0}" in err  # health, reset, score
+    assert (tmp_path / "r.sqlite").is_file()  # the replay buffer persisted the scored completion
