@@ -27,6 +27,7 @@ import regrapht
 from regrapht.eval import correctness, toolchain, torch_build, torch_checks, torch_forms
 from regrapht.eval.compile import default_cache_dir
 from regrapht.eval.config import EvalConfig
+from regrapht.eval.evaluator import ReferenceError
 from regrapht.eval.record import CaseResult, Evaluation, hierarchical_reward
 from regrapht.eval.runner import Reply, WorkerOutcome, run_worker
 from regrapht.eval.stats import speedup, summarize
@@ -40,7 +41,7 @@ _COMPILE_KINDS = {"syntax", "import", "build", "missing", "signature"}
 HOST_SLACK_S = 100e-6
 
 
-class TorchReferenceError(RuntimeError):
+class TorchReferenceError(ReferenceError):
     """The task's own reference failed: the task is broken, not the candidate."""
 
 
@@ -92,15 +93,19 @@ class TorchJudge:
                             "input_seed": derive_seed(self.secret, "torch", task.id, "inputs", i, s) % (1 << 63)})  # fmt: skip
         return out
 
-    def reference(self, task: TorchTask, target: str, check_determinism: bool = False) -> _Reference:
+    def reference(self, task: TorchTask, target: str, check_determinism: bool = False,
+                  cases: list[dict[str, Any]] | None = None) -> _Reference:  # fmt: skip
+        """The task's cases drawn and their float64 outputs computed, once per task and target
+        (`cases`: others than the test cases, for `tasks check`; not kept)."""
         key = (str(task.root), target)
-        if key in self._refs:
+        if key in self._refs and cases is None:
             return self._refs[key]
         folder = self._fresh_dir(f"ref-{task.id}-{target}")
         case_dir, expected_dir = folder / "inputs", folder / "expected"
         case_dir.mkdir()
         expected_dir.mkdir()
-        cases = self.cases(task)
+        keep = cases is None
+        cases = cases if cases is not None else self.cases(task)
         job = {"mode": "reference", "reference": str(task.reference_path), "target": target, "dtype": task.dtype,
                "cases": cases, "case_dir": str(case_dir), "expected_dir": str(expected_dir),
                "check_determinism": check_determinism}  # fmt: skip
@@ -117,7 +122,8 @@ class TorchJudge:
             error = outcome.last("error")
             why = error["text"] if error else _death(outcome) or "it ended early"
             raise TorchReferenceError(f"{task.id}: the reference failed: {why}")
-        self._refs[key] = ref
+        if keep:
+            self._refs[key] = ref
         return ref
 
     # ---- candidate ---------------------------------------------------------------------------
@@ -381,7 +387,7 @@ class _State:
             ev.integrity.append("ATen operators the forward ran: " + ", ".join(f"{k}x{v}" for k, v in sorted(self.ops.items())))
         if self.forbidden and not self.failed:
             ops = ", ".join(self.forbidden[:8])
-            if self.target == "cuda":
+            if self.target == "cuda" or self.builds:  # on cpu: a "custom" extension that defers to the library
                 self.fail("integrity_violation", f"forward called the library operator(s) {ops}: the work is done by "
                           "PyTorch, not by a custom kernel (allowed: allocation, views, copies, the candidate's own ops)")  # fmt: skip
             else:
