@@ -62,6 +62,7 @@ CASES = [
     ("monkey_patch_torch.py", "relu", "integrity_violation", "torch.relu"),
     ("lazy_subclass.py", "relu", "integrity_violation", "subclass of torch.Tensor"),
     ("wrong_values.py", "relu", "wrong_answer", "output 0"),
+    ("wrong_shape.py", "relu", "wrong_answer", "has shape (51,), the reference's (3, 17)"),
     ("wrong_dtype.py", "relu", "wrong_answer", "torch.float64, the reference returns float32"),
     ("syntax_error.py.txt", "relu", "compile_error", "syntax error at line 5"),
     ("no_modelnew.py", "relu", "compile_error", "defines no ModelNew"),

@@ -61,7 +61,6 @@ def test_honest_triton_matmul_in_ieee_precision(judge) -> None:
         ("plain_torch_relu.py", "relu", "integrity_violation", "not by a custom kernel"),
         ("cpp_calls_matmul.py", "matmul", "integrity_violation", "aten::"),
         ("side_stream.py", "relu", "integrity_violation", "stream"),
-        ("cuda_side_stream_kernel.py", "relu", "integrity_violation", "after forward returned"),
         ("returns_input_alias.py", "relu", "integrity_violation", "shares memory with input 0"),
         ("reused_output.py", "relu", "integrity_violation", "same memory on every call"),
         ("lower_precision_half.py", "matmul", "integrity_violation", "lower precision"),
@@ -76,6 +75,15 @@ def test_cheats_on_cuda(judge, name: str, task: str, status: str, words: str) ->
     ev = run(judge, task, (HOSTILE / name).read_text())
     assert ev.status == status, (ev.status, ev.message, ev.integrity)
     assert words in ev.message + " ".join(ev.integrity)
+
+
+def test_kernel_on_its_own_stream_is_caught() -> None:
+    # At test sizes the side kernel may end before the copy taken at return (a race); at the bench
+    # size the host time, which a device-wide synchronize closes, is far above the event time.
+    with Evaluator(torch_config(timing=True, call_timeout_s=120.0)) as evaluator:
+        ev = evaluator.evaluate(find_task("relu"), (HOSTILE / "cuda_side_stream_kernel.py").read_text(), "cuda")
+    assert ev.status == "integrity_violation", (ev.status, ev.message)
+    assert "after forward returned" in ev.message or "host time" in ev.message
 
 
 def test_baselines_timed_interleaved_with_intervals() -> None:

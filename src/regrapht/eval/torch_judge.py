@@ -161,7 +161,8 @@ class TorchJudge:
         state = _State(ev, task, target, ref, case_dir, self)
         outcome = self._run(job, folder, state.on_message)
         state.finish(outcome)
-        ev.compile = {"form": form.kind, "entry": form.entry, "triton": form.triton, "builds": state.builds}
+        # `ops`: the ATen operators the audited forwards dispatched, with their counts.
+        ev.compile = {"form": form.kind, "entry": form.entry, "triton": form.triton, "builds": state.builds, "ops": state.ops}
         ev.output_head = outcome.output_head
         if ev.status == "correct" and state.timing is not None:
             self._judge_timing(ev, task, target, state)
@@ -309,7 +310,10 @@ class _State:
             self.fail("integrity_violation", message["text"])
             return "stop"
         elif event == "case":
-            self._case(message)
+            try:
+                self._case(message)
+            except (OSError, ValueError, RuntimeError, KeyError) as exc:  # unreadable outputs: the worker's doing
+                self.fail("runtime_error", f"the outputs of case {message.get('label')} could not be judged: {exc}")
             return "stop" if self.failed else None
         elif event == "ready_for_timing":
             if self.failed or not self.judge.config.timing:
@@ -359,6 +363,10 @@ class _State:
                 result.status = "wrong_answer"
                 result.message = f"at {sizes}: output {i} is {got.dtype}, the reference returns {native[i]['dtype']}"
                 return result
+            if tuple(got.shape) != tuple(want.shape):
+                result.status = "wrong_answer"
+                result.message = f"at {sizes}: output {i} has shape {tuple(got.shape)}, the reference's {tuple(want.shape)}"
+                return result
             tol = self.task.tolerance_of(i)
             tolerance = Tolerance("close", tol.rtol, tol.atol)
             actual = _numpy(got)
@@ -383,7 +391,6 @@ class _State:
     def finish(self, outcome: WorkerOutcome) -> None:
         ev = self.ev
         if self.ops:
-            ev.compile["ops"] = self.ops  # set again by evaluate(); kept in integrity notes below
             ev.integrity.append("ATen operators the forward ran: " + ", ".join(f"{k}x{v}" for k, v in sorted(self.ops.items())))
         if self.forbidden and not self.failed:
             ops = ", ".join(self.forbidden[:8])
@@ -414,9 +421,10 @@ class _State:
 def _numpy(t: Any) -> np.ndarray:
     import torch
 
-    if t.is_floating_point():
-        return t.to(torch.float64).numpy()
-    return t.numpy()
+    flat = t.reshape(-1)  # correctness.compare indexes elements: one dimension
+    if flat.is_floating_point():
+        return flat.to(torch.float64).numpy()
+    return flat.numpy()
 
 
 def _load_message(kind: str, text: str) -> str:
