@@ -68,7 +68,7 @@ def eval_command(
         None,
         "--baselines",
         help="Torch tasks: baselines timed beside the candidate, comma-separated, from eager, compile, "
-        "compile-max-autotune, cudagraph (eager always). Default: eager,compile on cuda, eager on cpu.",
+        "max-autotune, cudagraph (eager always). Default: eager,compile on cuda, eager on cpu.",
     ),
     reward_baseline: str = typer.Option(
         None, "--reward-baseline", help="Torch tasks: the baseline the reward divides by (default eager)."

@@ -83,7 +83,7 @@ class EvalConfig:
     # (eval/serial_baselines.py), in `serial_store` (None: serial-baselines.sqlite in the compile cache).
     serial_cache: bool = True
     serial_store: str | None = None
-    # Torch tasks: the baselines timed beside each candidate (eager, compile, compile-max-autotune,
+    # Torch tasks: the baselines timed beside each candidate (eager, compile, max-autotune,
     # cudagraph; eager always). None: eager and compile on cuda, eager on cpu (eval/torch_judge.py).
     # `reward_baseline` names one of them for torch tasks (anything else: eager).
     torch_baselines: tuple[str, ...] | None = None

@@ -23,7 +23,7 @@ import torch
 
 from regrapht.eval import torch_checks
 
-BASELINES = ("eager", "compile", "compile-max-autotune", "cudagraph")
+BASELINES = ("eager", "compile", "max-autotune", "cudagraph")
 CHECK_WINDOWS = ((1, 8), (8, 64), (64, None))
 
 
@@ -33,7 +33,7 @@ def _baseline(name: str, model: Any, sets: list[list[Any]], cuda: bool) -> tuple
     began = time.perf_counter()
     if name == "eager":
         fn = model
-    elif name in ("compile", "compile-max-autotune"):
+    elif name in ("compile", "max-autotune"):
         compiled = torch.compile(model, mode="max-autotune-no-cudagraphs" if name != "compile" else None)
         with torch.no_grad():
             for inputs in sets:
