@@ -141,3 +141,10 @@ def test_secret_changes_inputs_and_reference_is_reused(judge) -> None:
     finally:
         other.close()
     assert seeds.isdisjoint({c["input_seed"] for c in first.cases})
+
+
+def test_evaluate_many_routes_torch_items_in_order(judge) -> None:
+    relu = find_task("relu")
+    items = [(relu, (HOSTILE / n).read_text(), "cpu") for n in ("wrong_values.py", "plain_torch_relu.py")]
+    first, second = judge.evaluate_many(items)
+    assert (first.status, second.status) == ("wrong_answer", "correct")

@@ -80,10 +80,19 @@ def _torch_layout(cuda: bool) -> dict[str, Any]:
     from torch.utils import cpp_extension
 
     try:
-        includes = cpp_extension.include_paths(device_type="cuda" if cuda else "cpu")
+        includes = cpp_extension.include_paths(device_type="cpu")
     except TypeError:  # older torch: include_paths(cuda: bool)
-        includes = cpp_extension.include_paths(cuda)  # type: ignore[arg-type]
+        includes = cpp_extension.include_paths(False)  # type: ignore[arg-type]
+    home = toolchain.cuda_home()
+    if cuda and home is not None:  # the toolkit nvcc belongs to, whether or not CUDA_HOME is set
+        includes = [*includes, str(home / "include")]
+    import inspect
+
+    # The language standard and nvcc flags this torch's own builder uses (its headers expect them).
+    std = "c++20" if "-std=c++20" in inspect.getsource(cpp_extension) else "c++17"
     return {
+        "std": std,
+        "nvcc_flags": [f for f in getattr(cpp_extension, "COMMON_NVCC_FLAGS", []) if f.startswith(("-D", "--expt"))],
         "torch": torch.__version__,
         "abi": int(torch._C._GLIBCXX_USE_CXX11_ABI),
         "includes": [*includes, sysconfig.get_paths()["include"]],
@@ -93,7 +102,7 @@ def _torch_layout(cuda: bool) -> dict[str, Any]:
 
 
 def _cxx_flags(layout: dict[str, Any], cuda: bool) -> list[str]:
-    flags = ["-O3", "-std=c++17", "-fPIC", f"-D_GLIBCXX_USE_CXX11_ABI={layout['abi']}",
+    flags = ["-O3", f"-std={layout['std']}", "-fPIC", f"-D_GLIBCXX_USE_CXX11_ABI={layout['abi']}",
              "-DTORCH_API_INCLUDE_EXTENSION_H", "-w"]  # fmt: skip
     if cuda:
         flags.append("-DWITH_CUDA")
@@ -166,7 +175,7 @@ def build(spec: dict[str, Any], target: str, cache_dir: Path | None = None, time
         kernels = folder / "kernels.cu"
         kernels.write_text("#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
                            + "\n".join(spec["cuda_sources"]) + "\n")  # fmt: skip
-        jobs.append([nvcc, "-O3", "-std=c++17", f"-arch={arch}", "-Xcompiler", "-fPIC",
+        jobs.append([nvcc, "-O3", f"-std={layout['std']}", f"-arch={arch}", "-Xcompiler", "-fPIC", *layout["nvcc_flags"],
                      f"-D_GLIBCXX_USE_CXX11_ABI={layout['abi']}", "-DTORCH_API_INCLUDE_EXTENSION_H",
                      "-DNVTX_DISABLE", "-w", *[f"-I{p}" for p in layout["includes"]],
                      *spec["extra_cuda_cflags"], *[f"-I{p}" for p in spec["extra_include_paths"]],
