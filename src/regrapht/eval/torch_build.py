@@ -11,6 +11,7 @@ module from the cache; compiling happens outside the candidate's (possibly sandb
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -125,7 +126,8 @@ def _pch(cache: Path, layout: dict[str, Any], flags: list[str]) -> Path | None:
     proc = subprocess.run([gxx, *flags, "-x", "c++-header", str(folder / PCH_HEADER), "-o", tmp],
                           capture_output=True, text=True, timeout=600)  # fmt: skip
     if proc.returncode != 0:
-        os.unlink(tmp)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
         return None
     os.replace(tmp, folder / f"{PCH_HEADER}.gch")  # atomic: concurrent builders agree on one file
     return folder
@@ -194,7 +196,8 @@ def build(spec: dict[str, Any], target: str, cache_dir: Path | None = None, time
             f"-Wl,-rpath,{layout['lib']}", *link_libs, *spec["extra_ldflags"], "-o", tmp]  # fmt: skip
     ok, out = _run(link, timeout_s)
     if not ok:
-        os.unlink(tmp)
+        with contextlib.suppress(FileNotFoundError):  # the linker removes what it could not finish
+            os.unlink(tmp)
         return BuildResult(False, None, None, time.monotonic() - began, False, _trim(out), pch is not None)
     os.replace(tmp, library)
     return BuildResult(True, str(library), module, time.monotonic() - began, False, "", pch is not None)
