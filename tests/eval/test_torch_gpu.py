@@ -80,7 +80,8 @@ def test_cheats_on_cuda(judge, name: str, task: str, status: str, words: str) ->
 def test_kernel_on_its_own_stream_is_caught() -> None:
     # At test sizes the side kernel may end before the copy taken at return (a race); at the bench
     # size the host time, which a device-wide synchronize closes, is far above the event time.
-    with Evaluator(torch_config(timing=True, call_timeout_s=120.0)) as evaluator:
+    config = torch_config(timing=True, call_timeout_s=120.0, torch_baselines=("eager",))
+    with Evaluator(config) as evaluator:
         ev = evaluator.evaluate(find_task("relu"), (HOSTILE / "cuda_side_stream_kernel.py").read_text(), "cuda")
     assert ev.status == "integrity_violation", (ev.status, ev.message)
     assert "after forward returned" in ev.message or "host time" in ev.message
