@@ -92,6 +92,11 @@ class TorchWorker:
         self.cuda = self.device == "cuda"
         self.reference = load_module(Path(job["reference"]), "regrapht_torch_reference")
         self.stream = torch.cuda.current_stream() if self.cuda else None
+        # The precision the task declares holds for the baselines too: cuDNN convolutions default to
+        # TF32 on Ampere and later, which would make eager both faster and less exact than fp32.
+        tf32 = bool(job.get("allow_lower")) or job["dtype"] != "float32"
+        torch.backends.cudnn.allow_tf32 = tf32
+        torch.backends.cuda.matmul.allow_tf32 = tf32
 
     def sync(self) -> None:
         if self.cuda:
