@@ -64,3 +64,29 @@ def test_builder_refuses_cuda_on_cpu_and_bad_names(tmp_path: Path) -> None:
     spec = torch_build.spec_from_call(("e",), {"cpp_sources": "", "functions": ["k; system(\"x\")"]})
     result = torch_build.build(spec, "cpu", tmp_path)
     assert not result.ok and "is not a C++ identifier" in result.diagnostics
+
+
+def _timed(tmp_path: Path, host_s: float, event_s: float, bandwidth: float):
+    from regrapht.eval import EvalConfig
+    from regrapht.eval.record import Evaluation
+    from regrapht.eval.torch_judge import TorchJudge
+    from regrapht.tasks import find_task
+
+    judge = TorchJudge(EvalConfig(), b"s", tmp_path)
+    ev = Evaluation("relu", "cuda", "correct", "", "0")
+    ev.timings["candidate"] = {"median_s": event_s, "host_median_s": host_s, "event_median_s": event_s}
+    judge._gates(ev, find_task("relu"), "cuda", {"bandwidth_bytes_per_s": bandwidth})
+    return ev
+
+
+def test_gates_host_time_far_above_event_time(tmp_path: Path) -> None:
+    ev = _timed(tmp_path, host_s=20e-3, event_s=0.2e-3, bandwidth=3e12)
+    assert ev.status == "integrity_violation" and "outside it" in ev.message
+
+
+def test_gates_faster_than_the_memory_floor(tmp_path: Path) -> None:
+    # relu's bench moves 512 MiB: at 3 TB/s no honest kernel takes under ~0.18 ms.
+    ev = _timed(tmp_path, host_s=0.02e-3, event_s=0.01e-3, bandwidth=3e12)
+    assert ev.status == "integrity_violation" and "faster than physically possible" in ev.message
+    honest = _timed(tmp_path, host_s=0.25e-3, event_s=0.2e-3, bandwidth=3e12)
+    assert honest.status == "correct" and 0.8 < honest.roofline["fraction_of_floor"] < 1.0
