@@ -148,3 +148,13 @@ def test_evaluate_many_routes_torch_items_in_order(judge) -> None:
     items = [(relu, (HOSTILE / n).read_text(), "cpu") for n in ("wrong_values.py", "plain_torch_relu.py")]
     first, second = judge.evaluate_many(items)
     assert (first.status, second.status) == ("wrong_answer", "correct")
+
+
+@pytest.mark.slow
+def test_compile_baseline_is_no_patch_on_cpu() -> None:
+    # torch.compile rebinds nn.Module.__init__ at its first compile; the harness must not blame the
+    # candidate for it (seen on an H100 before the fix).
+    with Evaluator(torch_config(timing=True, torch_baselines=("eager", "compile"), call_timeout_s=300.0)) as evaluator:
+        ev = evaluator.evaluate(find_task("relu"), (HOSTILE / "plain_torch_relu.py").read_text(), "cpu")
+    assert ev.status == "correct", (ev.message, ev.integrity)
+    assert "compile" in ev.speedups and "setup:compile" in ev.seconds

@@ -30,6 +30,10 @@ import torch.utils.cpp_extension  # noqa: F401   (or torch._dynamo, which rebind
 with contextlib.suppress(Exception):  # absent from some builds; the compile baselines then say so
     import torch._dynamo  # noqa: F401
 
+    # torch.compile wraps nn.Module.__init__ and __setstate__ at its first compile (measured on an
+    # H100, torch 2.11): done here, before the binding snapshot, so a compile baseline is no patch.
+    torch._dynamo.mutation_guard.install_generation_tagging_init()
+
 from regrapht.eval import torch_build, torch_checks
 from regrapht.eval.worker import Channel
 
