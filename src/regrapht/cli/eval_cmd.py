@@ -13,6 +13,7 @@ from regrapht.cli import lane_options
 from regrapht.eval import EvalConfig, Evaluation, ReferenceError, TimingConfig, toolchain
 from regrapht.eval.entry import EntryError
 from regrapht.eval.evaluator import SandboxUnavailable
+from regrapht.eval.torch_judge import TorchReferenceError
 from regrapht.tasks import TaskError, find_task
 
 STATUS_STYLE = {
@@ -68,6 +69,15 @@ def eval_command(
     gpus: str = typer.Option(
         None, "--gpus", help="The GPU to evaluate on, by number as nvidia-smi lists it (the first of a list)."
     ),
+    baselines: str = typer.Option(
+        None,
+        "--baselines",
+        help="Torch tasks: baselines timed beside the candidate, comma-separated, from eager, compile, "
+        "max-autotune, cudagraph (eager always). Default: eager,compile on cuda, eager on cpu.",
+    ),
+    reward_baseline: str = typer.Option(
+        None, "--reward-baseline", help="Torch tasks: the baseline the reward divides by (default eager)."
+    ),
 ) -> None:
     """Compile, verify and time CANDIDATE for TASK, and print the verdict.
 
@@ -89,7 +99,11 @@ def eval_command(
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from None
     source = read_candidate(candidate, console)
-    chosen = target or ("cuda" if candidate.suffix in (".cu", ".cuh") else "cpu")
+    torch_task = getattr(task_obj, "kind", None) == "torch"
+    if torch_task:  # a Python or .cu candidate for a PyTorch Model: the GPU where there is one
+        chosen = target or ("cuda" if toolchain.gpus() else "cpu")
+    else:
+        chosen = target or ("cuda" if candidate.suffix in (".cu", ".cuh") else "cpu")
     if chosen not in ("cuda", "cpu"):
         console.print(f"[red]error:[/] --target must be cuda or cpu, not {chosen!r}")
         raise typer.Exit(2)
@@ -111,13 +125,27 @@ def eval_command(
         require_sandbox=require_sandbox,
         secret=bytes.fromhex(secret) if secret else None,
     )
+    if torch_task:
+        from regrapht.eval.torch_judge import baselines_for
+
+        try:
+            config.torch_baselines = baselines_for(chosen, tuple(b.strip() for b in baselines.split(",")) if baselines else None)
+        except ValueError as exc:
+            console.print(f"[red]error:[/] --baselines: {exc}")
+            raise typer.Exit(2) from None
+        if reward_baseline:
+            if reward_baseline not in config.torch_baselines:
+                console.print(f"[red]error:[/] --reward-baseline {reward_baseline!r} is not among the baselines "
+                              f"({', '.join(config.torch_baselines)})")  # fmt: skip
+                raise typer.Exit(2)
+            config.reward_baseline = reward_baseline
     try:
         with (
             lane_options.open_evaluator(config, chosen, gpu, 1) as evaluator,
             console.status(f"evaluating {candidate.name} on {task_obj.id} ({chosen})"),
         ):
             result = evaluator.evaluate(task_obj, source, chosen)
-    except (ReferenceError, EntryError) as exc:
+    except (ReferenceError, EntryError, TorchReferenceError) as exc:
         console.print(f"[red]task error:[/] {exc}")
         raise typer.Exit(2) from None
     except SandboxUnavailable as exc:

@@ -61,8 +61,14 @@ def list_command(
     category: str = typer.Option(None, help="A category such as reduction or stencil."),
     root: Path = typer.Option(None, help="A folder of task folders instead of the shipped suite."),
     as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON."),
+    kind: str = typer.Option("serial", help="serial (serial C++ tasks) or torch (PyTorch Models, KernelBench layout)."),
 ) -> None:
     """List the tasks, filtered by split, difficulty or category."""
+    if kind == "torch":
+        from regrapht.cli import tasks_torch
+
+        tasks_torch.print_list(tasks_torch.select(split, difficulty, category, root), as_json)
+        return
     tasks = _select(split, difficulty, category, root)
     if as_json:
         print(json.dumps([t.summary() for t in tasks], indent=2))
@@ -95,6 +101,11 @@ def show_command(
     except (TaskError, FileNotFoundError) as exc:
         Console(stderr=True).print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
+    if getattr(t, "kind", None) == "torch":
+        from regrapht.cli import tasks_torch
+
+        tasks_torch.show(t, as_json)  # type: ignore[arg-type]
+        return
     if as_json:
         data = t.summary() | {"folder": str(t.root), "serial": t.serial_source()}
         print(json.dumps(data, indent=2))
@@ -188,6 +199,7 @@ def check_command(
     ),
     gpus: str = lane_options.gpus_option(),
     lanes: int = lane_options.lanes_option(),
+    kind: str = typer.Option("serial", help="serial, or torch: check the shipped torch tasks (or the torch ids given)."),
 ) -> None:
     """Validate tasks: the serial reference compiles, runs deterministically, and its outputs depend on
     the inputs and the seed (not constant, not zero); naive.cu and solution.cu compile with nvcc; on a
@@ -202,10 +214,24 @@ def check_command(
     broken: list[str] = []
     console = Console(stderr=True)
     try:
-        tasks = [find_task(i) for i in ids] if ids else _select(split, None, None, None, broken)
+        if kind == "torch" and not ids:
+            from regrapht.cli import tasks_torch
+
+            tasks = tasks_torch.select(split, None, None, None, broken)
+        else:
+            tasks = [find_task(i) for i in ids] if ids else _select(split, None, None, None, broken)
     except (TaskError, FileNotFoundError) as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
+    torch_tasks = [t for t in tasks if getattr(t, "kind", None) == "torch"]
+    if torch_tasks:
+        from regrapht.cli import tasks_torch
+
+        if len(torch_tasks) != len(tasks):
+            console.print("[red]error:[/] check serial and torch tasks in separate calls")
+            raise typer.Exit(2)
+        code = tasks_torch.check(torch_tasks, gpu, as_json, out)  # type: ignore[arg-type]
+        raise typer.Exit(1 if broken else code)
     kept: list[dict] = []
     others: list[dict] = []  # rows of tasks this call does not check, written back unchanged
     if resume:

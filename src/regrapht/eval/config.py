@@ -83,6 +83,10 @@ class EvalConfig:
     # (eval/serial_baselines.py), in `serial_store` (None: serial-baselines.sqlite in the compile cache).
     serial_cache: bool = True
     serial_store: str | None = None
+    # Torch tasks: the baselines timed beside each candidate (eager, compile, max-autotune,
+    # cudagraph; eager always). None: eager and compile on cuda, eager on cpu (eval/torch_judge.py).
+    # `reward_baseline` names one of them for torch tasks (anything else: eager).
+    torch_baselines: tuple[str, ...] | None = None
 
     def reference_cache_bytes(self) -> int:
         if self.reference_cache_gib is not None:

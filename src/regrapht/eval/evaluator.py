@@ -81,6 +81,7 @@ class Evaluator:
             Path(self.config.cache_dir) if self.config.cache_dir else None, jobs=self.config.jobs
         )
         self.workdir = make_workdir()
+        self._torch: Any = None  # the torch task kind's judge, made on first use
         self.jobs = Jobs(self.config, self.secret, self.compiler, self.workdir)
         self.benches = BenchCache(
             lambda task: self.oracle.build_bench_reference(task),
@@ -141,7 +142,17 @@ class Evaluator:
     def evaluate(
         self, task: Task, source: str, target: str = "cuda", baselines: dict[str, str] | None = None
     ) -> Evaluation:
+        if getattr(task, "kind", None) == "torch":
+            return self.torch_judge().evaluate(task, source, target)  # type: ignore[arg-type]
         return self.finish(self.prepare(task, source, target, baselines or {}))
+
+    def torch_judge(self) -> Any:
+        """The torch task kind's judge (eval/torch_judge.py), made on first use: it imports torch."""
+        if self._torch is None:
+            from regrapht.eval.torch_judge import TorchJudge
+
+            self._torch = TorchJudge(self.config, self.secret, self.workdir, self.config.torch_baselines)
+        return self._torch
 
     def evaluate_many(self, items: list[tuple[Task, str, str]]) -> list[Evaluation]:
         """Evaluate (task, source, target) items: every compile starts at once on the CPU pool while
@@ -151,6 +162,13 @@ class Evaluator:
         and with its task's bench data built (or not needed). A task whose gigabytes of bench data are
         still being built is passed over, not waited for, while other tasks' candidates are ready;
         one task's items keep their order. Results come back in the given order."""
+        if any(getattr(task, "kind", None) == "torch" for task, _, _ in items):
+            # Torch candidates run one at a time through their own judge; the rest batch as usual.
+            torch_ix = [i for i, (task, _, _) in enumerate(items) if getattr(task, "kind", None) == "torch"]
+            rest = [i for i in range(len(items)) if i not in torch_ix]
+            merged = dict(zip(rest, self.evaluate_many([items[i] for i in rest]) if rest else []))
+            merged.update({i: self.evaluate(*items[i]) for i in torch_ix})
+            return [merged[i] for i in range(len(items))]
         prepared = [self.prepare(task, source, target, {}) for task, source, target in items]
         self._batches += 1
         results: list[Evaluation | None] = [None] * len(prepared)

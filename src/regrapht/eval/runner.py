@@ -88,11 +88,14 @@ def oom_kills() -> int | None:
     return None
 
 
-def _spawn(first: str, after_fd: list[str], env: dict[str, str] | None) -> tuple[subprocess.Popen, int]:
-    """The worker's command line is `FIRST CHANNEL_FD [...]`: a job file, or `--spare` and a library."""
+def _spawn(
+    first: str, after_fd: list[str], env: dict[str, str] | None, module: str = "regrapht.eval.worker"
+) -> tuple[subprocess.Popen, int]:
+    """The worker's command line is `FIRST CHANNEL_FD [...]`: a job file, or `--spare` and a library.
+    `module` is the worker's script (torch tasks run regrapht.eval.torch_worker)."""
     read_fd, write_fd = os.pipe()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "regrapht.eval.worker", first, str(write_fd), *after_fd],
+        [sys.executable, "-m", module, first, str(write_fd), *after_fd],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -144,6 +147,7 @@ def run_worker(
     env: dict[str, str] | None = None,
     on_message: Callable[[dict[str, Any]], Reply] | None = None,
     spare: SpareWorker | None = None,
+    module: str = "regrapht.eval.worker",
 ) -> WorkerOutcome:
     """Run one worker. `on_message` sees each message as it arrives and may answer "stop" (the parent
     has its verdict: end the worker) or a dict, which is sent to the worker's stdin as a JSON line.
@@ -166,7 +170,7 @@ def run_worker(
     else:
         if spare is not None:
             spare.discard()
-        proc, read_fd = _spawn(str(job_path), [], env)
+        proc, read_fd = _spawn(str(job_path), [], env, module)
     foreign = [False]
     last_activity = [time.monotonic()]
     # While the parent works on a message (say, preparing bench data), the worker waits on it:

@@ -8,6 +8,13 @@ from pathlib import Path
 
 from regrapht.tasks.loader import TASK_FILE, load_task
 from regrapht.tasks.model import Task
+from regrapht.tasks.torch_task import (
+    TorchTask,
+    builtin_torch_root,
+    is_torch_task_dir,
+    iter_torch_task_dirs,
+    load_torch_task,
+)
 
 
 def builtin_tasks_root() -> Path:
@@ -23,12 +30,16 @@ def load_suite(root: Path | None = None) -> list[Task]:
     return [load_task(d) for d in iter_task_dirs(root or builtin_tasks_root())]
 
 
-def find_task(ref: str, root: Path | None = None) -> Task:
-    """A task by folder path, or by id among the shipped tasks."""
+def find_task(ref: str, root: Path | None = None) -> Task | TorchTask:
+    """A task by folder path, or by id among the shipped tasks (serial-cpp first, then torch)."""
     path = Path(ref)
     if path.exists():
-        return load_task(path)
+        return load_torch_task(path) if is_torch_task_dir(path) else load_task(path)
     for task_dir in iter_task_dirs(root or builtin_tasks_root()):
         if task_dir.name == ref:
             return load_task(task_dir)
+    if root is None:
+        for task_dir in iter_torch_task_dirs(builtin_torch_root()):
+            if task_dir.name == ref:
+                return load_torch_task(task_dir)
     raise FileNotFoundError(f"no task folder {ref!r} and no shipped task with that id")

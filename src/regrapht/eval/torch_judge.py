@@ -1,0 +1,452 @@
+"""Judging torch candidates: the parent side of the torch task kind.
+
+The reference runs in a worker of its own (trusted) that draws every case's inputs from the run's
+secret and keeps the float64 expected outputs where only this process reads them; each candidate
+runs in a fresh worker (eval/torch_worker.py) started by the evaluator's runner, with its timeouts,
+memory ceiling and checked result channel. Every verdict is computed here, from the worker's raw
+outputs and reports: the comparison (eval/correctness.py), the integrity findings, the timing
+statistics (eval/stats.py) and the record (eval/record.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import platform
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import regrapht
+from regrapht.eval import correctness, toolchain, torch_build, torch_checks, torch_forms
+from regrapht.eval.compile import default_cache_dir
+from regrapht.eval.config import EvalConfig
+from regrapht.eval.evaluator import ReferenceError
+from regrapht.eval.record import CaseResult, Evaluation, hierarchical_reward
+from regrapht.eval.runner import Reply, WorkerOutcome, run_worker
+from regrapht.eval.stats import speedup, summarize
+from regrapht.tasks.inputs import derive_seed
+from regrapht.tasks.model import Tolerance
+from regrapht.tasks.torch_task import TorchTask
+
+WORKER = "regrapht.eval.torch_worker"
+DEFAULT_BASELINES = {"cuda": ("eager", "compile"), "cpu": ("eager",)}
+_COMPILE_KINDS = {"syntax", "import", "build", "missing", "signature"}
+HOST_SLACK_S = 100e-6
+
+
+class TorchReferenceError(ReferenceError):
+    """The task's own reference failed: the task is broken, not the candidate."""
+
+
+@dataclass
+class _Reference:
+    case_dir: Path
+    expected_dir: Path
+    cases: list[dict[str, Any]]
+    outputs: dict[str, list[dict[str, Any]]]  # label -> [{shape, dtype}] of the reference's native run
+    notes: dict[str, str] = field(default_factory=dict)
+    deterministic: bool = True
+    native_error: dict[str, list[float]] = field(default_factory=dict)
+    spread: dict[str, list[float]] = field(default_factory=dict)
+
+
+def baselines_for(target: str, chosen: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The run's baselines; eager always among them (the timed calls are checked against it)."""
+    from regrapht.eval.torch_timing import BASELINES
+
+    names = tuple(chosen) if chosen else DEFAULT_BASELINES[target]
+    unknown = [n for n in names if n not in BASELINES]
+    if unknown:
+        raise ValueError(f"unknown baseline(s) {', '.join(unknown)} (known: {', '.join(BASELINES)})")
+    return ("eager", *[n for n in names if n != "eager"])
+
+
+class TorchJudge:
+    """Evaluates candidates for torch tasks with one evaluator's secret, scratch and settings."""
+
+    def __init__(self, config: EvalConfig, secret: bytes, workdir: Path, baselines: tuple[str, ...] | None = None,
+                 reward_baseline: str | None = None):  # fmt: skip
+        self.config = config
+        self.secret = secret
+        self.workdir = workdir / "torch"
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.cache_dir = Path(config.cache_dir) if config.cache_dir else default_cache_dir()
+        self.baselines = baselines
+        self.reward_baseline = reward_baseline
+        self._refs: dict[tuple[str, str], _Reference] = {}
+        self._jobs = 0
+
+    # ---- reference ---------------------------------------------------------------------------
+    def cases(self, task: TorchTask) -> list[dict[str, Any]]:
+        out = []
+        for i, sizes in enumerate(task.test_sizes):
+            init_seed = derive_seed(self.secret, "torch", task.id, "init", i) % (1 << 63)
+            for s in range(self.config.seeds):
+                out.append({"label": f"s{i}-seed{s}", "sizes": dict(sizes), "init_seed": init_seed,
+                            "input_seed": derive_seed(self.secret, "torch", task.id, "inputs", i, s) % (1 << 63)})  # fmt: skip
+        return out
+
+    def reference(self, task: TorchTask, target: str, check_determinism: bool = False,
+                  cases: list[dict[str, Any]] | None = None) -> _Reference:  # fmt: skip
+        """The task's cases drawn and their float64 outputs computed, once per task and target
+        (`cases`: others than the test cases, for `tasks check`; not kept)."""
+        key = (str(task.root), target)
+        if key in self._refs and cases is None:
+            return self._refs[key]
+        folder = self._fresh_dir(f"ref-{task.id}-{target}")
+        case_dir, expected_dir = folder / "inputs", folder / "expected"
+        case_dir.mkdir()
+        expected_dir.mkdir()
+        keep = cases is None
+        cases = cases if cases is not None else self.cases(task)
+        job = {"mode": "reference", "reference": str(task.reference_path), "target": target, "dtype": task.dtype,
+               "cases": cases, "case_dir": str(case_dir), "expected_dir": str(expected_dir),
+               "check_determinism": check_determinism}  # fmt: skip
+        outcome = self._run(job, folder, None)
+        ref = _Reference(case_dir, expected_dir, cases, {})
+        for message in outcome.all("reference_case"):
+            ref.outputs[message["label"]] = message["outputs"]
+            ref.native_error[message["label"]] = message["native_error"]
+            ref.spread[message["label"]] = message["spread"]
+            ref.deterministic &= bool(message["deterministic"])
+            if message.get("note"):
+                ref.notes[message["label"]] = message["note"]
+        if len(ref.outputs) != len(cases) or not outcome.complete:
+            error = outcome.last("error")
+            why = error["text"] if error else _death(outcome) or "it ended early"
+            raise TorchReferenceError(f"{task.id}: the reference failed: {why}")
+        if keep:
+            self._refs[key] = ref
+        return ref
+
+    # ---- candidate ---------------------------------------------------------------------------
+    def evaluate(self, task: TorchTask, source: str, target: str = "cuda", filename: str = "") -> Evaluation:
+        began = time.monotonic()
+        ev = Evaluation(task_id=task.id, target=target, status="correct", message="",
+                        candidate_sha256=hashlib.sha256(source.encode()).hexdigest(),
+                        reward_baseline=self._reward_baseline(target), fingerprint=self._fingerprint(target))  # fmt: skip
+        ev.sandbox = {"landlock": None, "seccomp": False,
+                      "reason": "torch workers run unconfined (Triton and torch.compile start compiler processes)"}  # fmt: skip
+        try:
+            form = torch_forms.detect(source, filename)
+        except torch_forms.FormError as exc:
+            return self._done(ev, "compile_error", str(exc), began)
+        if form.kind == "python":
+            try:
+                ast.parse(source)
+            except SyntaxError as exc:
+                return self._done(ev, "compile_error", f"syntax error at line {exc.lineno}: {exc.msg}", began)
+        hits = torch_checks.screen_source(source)
+        ev.screen = [{"line": h.line, "severity": "block", "message": h.message, "excerpt": h.excerpt} for h in hits]
+        if hits and self.config.static_screen:
+            first = hits[0]
+            return self._done(ev, "integrity_violation", f"source screen: line {first.line}: {first.message}: `{first.excerpt}`", began)
+        ref = self.reference(task, target)
+        folder = self._fresh_dir(f"cand-{task.id}")
+        case_dir = folder / "cases"
+        shutil.copytree(ref.case_dir, case_dir)
+        candidate = folder / ("candidate.cu" if form.kind == "cuda" else "candidate.py")
+        candidate.write_text(source)
+        job = {"mode": "candidate", "reference": str(task.reference_path), "candidate": str(candidate),
+               "form": form.kind, "entry": form.entry, "target": target, "dtype": task.dtype,
+               "allow_lower": task.allow_tf32, "cases": ref.cases, "case_dir": str(case_dir),
+               "await_timing": self.config.timing}  # fmt: skip
+        state = _State(ev, task, target, ref, case_dir, self)
+        outcome = self._run(job, folder, state.on_message)
+        state.finish(outcome)
+        # `ops`: the ATen operators the audited forwards dispatched, with their counts.
+        ev.compile = {"form": form.kind, "entry": form.entry, "triton": form.triton, "builds": state.builds, "ops": state.ops}
+        ev.output_head = outcome.output_head
+        if ev.status == "correct" and state.timing is not None:
+            self._judge_timing(ev, task, target, state)
+        ev.reward = hierarchical_reward(ev.status, ev.speedup(ev.reward_baseline) if ev.speedups else None)
+        ev.seconds["total"] = round(time.monotonic() - began, 3)
+        shutil.rmtree(folder, ignore_errors=True)
+        return ev
+
+    def _done(self, ev: Evaluation, status: str, message: str, began: float) -> Evaluation:
+        ev.status, ev.message = status, message
+        ev.reward = hierarchical_reward(status, None)
+        ev.seconds["total"] = round(time.monotonic() - began, 3)
+        return ev
+
+    def _reward_baseline(self, target: str) -> str:
+        chosen = self.reward_baseline or self.config.reward_baseline
+        return chosen if chosen in baselines_for(target, self.baselines) else "eager"
+
+    def timing_spec(self, task: TorchTask, target: str, l2_bytes: int) -> dict[str, Any]:
+        tc = self.config.timing_config
+        tol = task.tolerance
+        return {
+            "sizes": task.bench_for(target),
+            "init_seed": derive_seed(self.secret, "torch", task.id, "bench-init") % (1 << 63),
+            "input_seeds": [derive_seed(self.secret, "torch", task.id, "bench", i) % (1 << 63) for i in range(max(1, tc.input_sets))],
+            "baselines": list(baselines_for(target, self.baselines)),
+            "warmup_rounds": tc.warmup_rounds, "min_rounds": tc.min_rounds, "max_rounds": tc.max_rounds,
+            "budget_s": tc.budget_s, "min_s": tc.min_s, "target_rse": tc.target_rse,
+            "flush_bytes": max(2 * int(l2_bytes or 0), 256 << 20),
+            # Eager and the candidate each lie within the tolerance of the float64 truth.
+            "rtol": 2 * tol.rtol, "atol": 2 * tol.atol,
+        }  # fmt: skip
+
+    def _judge_timing(self, ev: Evaluation, task: TorchTask, target: str, state: _State) -> None:
+        timing = state.timing
+        assert timing is not None
+        for name, setup in timing["setup"].items():
+            if "error" in setup:
+                ev.integrity.append(f"baseline {name} unavailable: {setup['error']}")
+            elif name != "candidate":
+                ev.seconds[f"setup:{name}"] = setup["seconds"]
+        ev.seconds["warmup"] = timing["setup"].get("candidate", {}).get("seconds", 0.0)
+        if timing["problems"]:
+            ev.status, ev.message = "integrity_violation", timing["problems"][0]
+            ev.integrity += timing["problems"]
+            return
+        samples = timing["samples"]
+        primary = "event" if target == "cuda" else "host"
+        for name, s in samples.items():
+            ev.timings[name] = summarize(s[primary], s["host"], s["event"]).to_dict()
+        cand = samples["candidate"][primary]
+        for name, s in samples.items():
+            if name != "candidate":
+                ev.speedups[name] = speedup(s[primary], cand, name, seed=0).to_dict()
+        if target == "cuda":
+            self._gates(ev, task, target, timing)
+
+    def _gates(self, ev: Evaluation, task: TorchTask, target: str, timing: dict[str, Any]) -> None:
+        cand = ev.timings["candidate"]
+        if cand["host_median_s"] > self.config.event_host_slack * cand["event_median_s"] + HOST_SLACK_S:
+            ev.status = "integrity_violation"
+            ev.message = (f"host time {cand['host_median_s'] * 1e3:.3f} ms is far above the CUDA-event time "
+                          f"{cand['event_median_s'] * 1e3:.3f} ms on the caller's stream: work ran outside it "
+                          "(a side stream or host thread)")  # fmt: skip
+            return
+        bandwidth = timing.get("bandwidth_bytes_per_s")
+        floor_bytes = task.floor_bytes(task.bench_for(target))
+        if bandwidth and floor_bytes:
+            floor_s = floor_bytes / bandwidth
+            ev.roofline = {"floor_s": floor_s, "bandwidth_bytes_per_s": bandwidth,
+                           "fraction_of_floor": floor_s / cand["median_s"] if cand["median_s"] else None}  # fmt: skip
+            if cand["median_s"] < self.config.plausibility_margin * floor_s:
+                ev.status = "integrity_violation"
+                ev.message = (f"faster than physically possible: {cand['median_s'] * 1e3:.4f} ms against a floor of "
+                              f"{floor_s * 1e3:.4f} ms for {floor_bytes} bytes at the measured bandwidth")  # fmt: skip
+
+    # ---- plumbing ----------------------------------------------------------------------------
+    def _fresh_dir(self, prefix: str) -> Path:
+        self._jobs += 1
+        folder = self.workdir / f"{prefix}-{self._jobs}"
+        folder.mkdir(parents=True)
+        return folder
+
+    def _run(self, job: dict[str, Any], folder: Path, on_message: Any) -> WorkerOutcome:
+        env = dict(os.environ)
+        env.setdefault("TRITON_CACHE_DIR", str(self.cache_dir / "triton"))
+        env.setdefault("TORCHINDUCTOR_CACHE_DIR", str(self.cache_dir / "inductor"))
+        return run_worker(job, folder / "job.json", idle_timeout_s=max(self.config.call_timeout_s, 120.0)
+                          if job["mode"] == "reference" else self.config.call_timeout_s,
+                          total_timeout_s=self.config.total_timeout_s,
+                          memory_limit_bytes=int(self.config.memory_limit_gib * (1 << 30)),
+                          env=env, on_message=on_message, module=WORKER)  # fmt: skip
+
+    def build(self, spec: dict[str, Any], target: str) -> tuple[dict[str, Any], torch_build.BuildResult]:
+        result = torch_build.build(spec, target, self.cache_dir)
+        reply = {"library": result.library, "module": result.module} if result.ok else {"error": result.diagnostics or "build failed"}
+        return reply, result
+
+    def _fingerprint(self, target: str) -> dict[str, Any]:
+        try:
+            import torch
+
+            torch_version = torch.__version__
+        except ImportError:
+            torch_version = None
+        gpu = toolchain.gpus()[0] if target == "cuda" and toolchain.gpus() else None
+        return {"target": target, "gpu": gpu.name if gpu else None, "driver": gpu.driver if gpu else None,
+                "torch": torch_version, "nvcc": toolchain.nvcc_version() if target == "cuda" else None,
+                "gxx": toolchain.gxx_version(), "cpu": toolchain.cpu_model(), "python": platform.python_version(),
+                "numpy": np.__version__, "regrapht": regrapht.__version__}  # fmt: skip
+
+
+class _State:
+    """What one candidate's worker has said so far, and the verdict as it forms."""
+
+    def __init__(self, ev: Evaluation, task: TorchTask, target: str, ref: _Reference, case_dir: Path, judge: TorchJudge):
+        self.ev, self.task, self.target, self.ref, self.case_dir, self.judge = ev, task, target, ref, case_dir, judge
+        self.failed = False
+        self.builds: list[dict[str, Any]] = []
+        self.timing: dict[str, Any] | None = None
+        self.l2 = 0
+        self.ops: dict[str, int] = {}
+        self.forbidden: list[str] = []
+
+    def fail(self, status: str, message: str) -> None:
+        if not self.failed:
+            self.failed = True
+            self.ev.status, self.ev.message = status, message
+
+    def on_message(self, message: dict[str, Any]) -> Reply:
+        event = message.get("event")
+        if event == "hello":
+            self.l2 = int(message.get("l2_bytes") or 0)
+        elif event == "build":
+            reply, result = self.judge.build(message["spec"], self.target)
+            self.builds.append({k: v for k, v in result.to_dict().items() if k != "library"})
+            self.ev.seconds["build"] = round(self.ev.seconds.get("build", 0.0) + result.seconds, 3)
+            return reply
+        elif event == "load_error":
+            kind = message["kind"]
+            self.fail("compile_error" if kind in _COMPILE_KINDS else "runtime_error", _load_message(kind, message["text"]))
+            return "stop"
+        elif event == "integrity":
+            self.ev.integrity.append(message["text"])
+            self.fail("integrity_violation", message["text"])
+            return "stop"
+        elif event == "case":
+            try:
+                self._case(message)
+            except (OSError, ValueError, RuntimeError, KeyError) as exc:  # unreadable outputs: the worker's doing
+                self.fail("runtime_error", f"the outputs of case {message.get('label')} could not be judged: {exc}")
+            return "stop" if self.failed else None
+        elif event == "ready_for_timing":
+            if self.failed or not self.judge.config.timing:
+                return {}
+            return {"timing": self.judge.timing_spec(self.task, self.target, self.l2)}
+        elif event == "timing":
+            self.timing = message
+        elif event == "parameters" and message.get("loaded"):
+            pass
+        return None
+
+    def _case(self, message: dict[str, Any]) -> None:
+        label = message["label"]
+        case = next(c for c in self.ref.cases if c["label"] == label)
+        sizes = ", ".join(f"{k}={v}" for k, v in case["sizes"].items())
+        if message.get("error"):
+            self.ev.cases.append(CaseResult(label, case["sizes"], 0, "runtime_error", message["error"]))
+            self.fail("runtime_error", f"forward raised at {sizes}: {message['error']}")
+            return
+        for name, count in message.get("ops", {}).items():
+            self.ops[name] = self.ops.get(name, 0) + count
+        for name in message.get("forbidden", []):
+            if name not in self.forbidden:
+                self.forbidden.append(name)
+        problems = list(message.get("integrity", []))
+        if problems:
+            self.ev.cases.append(CaseResult(label, case["sizes"], 0, "integrity_violation", problems[0]))
+            self.ev.integrity += [f"{label} ({sizes}): {p}" for p in problems]
+            self.fail("integrity_violation", f"at {sizes}: {problems[0]}")
+            return
+        self.ev.cases.append(self._compare(label, case, sizes))
+        if self.ev.cases[-1].status != "correct":
+            self.fail("wrong_answer", self.ev.cases[-1].message)
+
+    def _compare(self, label: str, case: dict[str, Any], sizes: str) -> CaseResult:
+        import torch
+
+        expected = torch.load(self.ref.expected_dir / f"{label}.pt", weights_only=True)
+        runs = [torch.load(self.case_dir / f"{label}.out{i}.pt", weights_only=True) for i in (0, 1)]
+        native = self.ref.outputs[label]
+        result = CaseResult(label, case["sizes"], 0, "correct")
+        if len(runs[0]) != len(expected):
+            result.status, result.message = "wrong_answer", f"at {sizes}: forward returned {len(runs[0])} outputs, the reference {len(expected)}"
+            return result
+        for i, (got, want) in enumerate(zip(runs[0], expected)):
+            if str(got.dtype).replace("torch.", "") != native[i]["dtype"]:
+                result.status = "wrong_answer"
+                result.message = f"at {sizes}: output {i} is {got.dtype}, the reference returns {native[i]['dtype']}"
+                return result
+            if tuple(got.shape) != tuple(want.shape):
+                result.status = "wrong_answer"
+                result.message = f"at {sizes}: output {i} has shape {tuple(got.shape)}, the reference's {tuple(want.shape)}"
+                return result
+            tol = self.task.tolerance_of(i)
+            tolerance = Tolerance("close", tol.rtol, tol.atol)
+            actual = _numpy(got)
+            mismatch = correctness.compare(actual, _numpy(want), tolerance)
+            if mismatch is not None:
+                result.status = "wrong_answer"
+                result.message = f"at {sizes}: " + mismatch.describe(f"output {i}", tolerance)
+                result.max_abs_error, result.max_rel_error = mismatch.max_abs_error, mismatch.max_rel_error
+                return result
+            if actual.size and actual.dtype.kind == "f":
+                abs_err, rel_err = correctness.max_errors(actual, _numpy(want))
+                result.max_abs_error = max(result.max_abs_error, abs_err)
+                result.max_rel_error = max(result.max_rel_error, rel_err)
+            again = correctness.compare(_numpy(runs[1][i]), actual, tolerance)
+            if again is not None:
+                result.status = "wrong_answer"
+                result.message = (f"at {sizes}: two runs on the same inputs disagree (a race or uninitialised memory): "
+                                  + again.describe(f"output {i}", tolerance, "differ between the runs"))  # fmt: skip
+                return result
+        return result
+
+    def finish(self, outcome: WorkerOutcome) -> None:
+        ev = self.ev
+        if self.ops:
+            ev.integrity.append("ATen operators the forward ran: " + ", ".join(f"{k}x{v}" for k, v in sorted(self.ops.items())))
+        if self.forbidden and not self.failed:
+            ops = ", ".join(self.forbidden[:8])
+            if self.target == "cuda" or self.builds:  # on cpu: a "custom" extension that defers to the library
+                self.fail("integrity_violation", f"forward called the library operator(s) {ops}: the work is done by "
+                          "PyTorch, not by a custom kernel (allowed: allocation, views, copies, the candidate's own ops)")  # fmt: skip
+            else:
+                ev.integrity.append(f"note: a plain-torch candidate ({ops}) is accepted on the cpu target; "
+                                    "on cuda the same forward is not a custom kernel")  # fmt: skip
+        if self.failed:
+            return
+        error = outcome.last("error")
+        if outcome.timed_out:
+            where = "the timed rounds" if outcome.last("ready_for_timing") else "the correctness cases"
+            self.fail("timeout", f"the candidate {outcome.timeout_reason} during {where} (a hang, or far too slow)")
+        elif outcome.memory_exceeded or outcome.oom_killed:
+            self.fail("runtime_error", f"the worker used more than {self.judge.config.memory_limit_gib:g} GiB of host memory")
+        elif error is not None:
+            self.fail("runtime_error", f"the worker failed: {error['text']}")
+        elif not outcome.complete:
+            self.fail("runtime_error", _death(outcome) or "the worker ended without reporting")
+        elif len(ev.cases) != len(self.ref.cases):
+            self.fail("runtime_error", "the worker stopped before every case ran")
+        elif self.judge.config.timing and self.timing is None:
+            self.fail("runtime_error", "the worker ended before its timing report")
+
+
+def _numpy(t: Any) -> np.ndarray:
+    import torch
+
+    flat = t.reshape(-1)  # correctness.compare indexes elements: one dimension
+    if flat.is_floating_point():
+        return flat.to(torch.float64).numpy()
+    return flat.numpy()
+
+
+def _load_message(kind: str, text: str) -> str:
+    lead = {
+        "syntax": "syntax error",
+        "import": "import failed",
+        "build": "the custom extension did not build",
+        "missing": "the candidate module is incomplete",
+        "signature": "wrong signature",
+        "constructor": "the constructor raised",
+        "raise": "importing the candidate raised",
+    }[kind]
+    return f"{lead}: {text}"
+
+
+def _death(outcome: WorkerOutcome) -> str | None:
+    if outcome.signal_name:
+        return f"the worker died with {outcome.signal_name}" + (f"; it printed: {outcome.output_head[-400:]}" if outcome.output_head else "")
+    if outcome.returncode not in (0, None):
+        return f"the worker exited with status {outcome.returncode}" + (f"; it printed: {outcome.output_head[-400:]}" if outcome.output_head else "")
+    return None
+
+
+def dump(ev: Evaluation) -> str:
+    return json.dumps(ev.to_dict(), default=float)
