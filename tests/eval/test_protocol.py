@@ -21,7 +21,9 @@ def _trees(worker_side: bool) -> list[tuple[str, ast.AST]]:
     return [
         (path.name, ast.parse(path.read_text()))
         for path in sorted(EVAL.glob("*.py"))
-        if path.name != "protocol.py" and (path.name in WORKER_MODULES) == worker_side
+        # torch tasks' worker and judge speak their own protocol (eval/torch_protocol.py; tested below)
+        if path.name != "protocol.py" and not path.name.startswith("torch_")
+        and (path.name in WORKER_MODULES) == worker_side
     ]
 
 
@@ -172,3 +174,50 @@ def test_a_message_forged_by_the_candidate_is_refused_with_a_clear_error(unscree
     ev = unscreened.evaluate(vec_scale, candidate("forges_message.cpp"), "cpu")
     assert ev.status == "runtime_error", ev.message
     assert "result channel was corrupted" in ev.message and "field 'case' is a str" in ev.message
+
+
+# ---- the torch worker's protocol (eval/torch_protocol.py) ------------------------------------------
+TORCH_WORKER_MODULES = ("torch_worker.py", "torch_timing.py")
+
+
+def _torch_sent() -> set[str]:
+    sent = set()
+    for name in TORCH_WORKER_MODULES:
+        for node in ast.walk(ast.parse((EVAL / name).read_text())):
+            if isinstance(node, ast.keyword) and node.arg == "event":
+                assert isinstance(node.value, ast.Constant), f"{name}:{node.value.lineno}: event is not a literal"
+                sent.add(node.value.value)
+    return sent
+
+
+def test_every_torch_event_sent_is_defined_and_handled_by_the_judge() -> None:
+    from regrapht.eval.torch_protocol import TORCH_EVENTS
+
+    sent = _torch_sent()
+    assert sent == set(TORCH_EVENTS), (sorted(sent - TORCH_EVENTS), sorted(TORCH_EVENTS - sent))
+    judge = ast.parse((EVAL / "torch_judge.py").read_text())
+    matched = {
+        node.value
+        for node in ast.walk(judge)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in TORCH_EVENTS
+    }
+    # what the judge acts on; "loaded" and "done" are read by the runner (the done count) or only logged
+    assert sent - matched <= {"loaded", "done"}, sorted(sent - matched)
+
+
+@pytest.mark.parametrize(
+    ("message", "phrase"),
+    [
+        ({"event": "nope"}, "unknown event"),
+        ({"event": "case"}, "'label' is missing"),
+        ({"event": "case", "label": 3}, "'label' is a int"),
+        ({"event": "timing", "samples": {"x": {"event": ["a"]}}, "setup": {}, "rounds": 1, "problems": [],
+          "checked": 0}, "not lists of numbers"),
+        ({"event": "done", "messages": True}, "'messages' is a bool"),
+    ],
+)  # fmt: skip
+def test_the_torch_protocol_refuses_malformed_messages(message, phrase) -> None:
+    from regrapht.eval.torch_protocol import check_torch_message
+
+    with pytest.raises(ProtocolError, match=phrase):
+        check_torch_message(message)

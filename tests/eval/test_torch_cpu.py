@@ -132,12 +132,12 @@ def test_timed_on_cpu_with_eager_baseline() -> None:
 
 def test_secret_changes_inputs_and_reference_is_reused(judge) -> None:
     task = find_task("relu")
-    torch_judge = judge._torch_judge()
+    torch_judge = judge.torch_judge()
     first = torch_judge.reference(task, "cpu")
     assert torch_judge.reference(task, "cpu") is first  # one reference run per task and target
     other = Evaluator(torch_config(secret=b"another-secret"))
     try:
-        seeds = {c["input_seed"] for c in other._torch_judge().cases(task)}
+        seeds = {c["input_seed"] for c in other.torch_judge().cases(task)}
     finally:
         other.close()
     assert seeds.isdisjoint({c["input_seed"] for c in first.cases})

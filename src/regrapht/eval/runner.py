@@ -148,8 +148,10 @@ def run_worker(
     on_message: Callable[[dict[str, Any]], Reply] | None = None,
     spare: SpareWorker | None = None,
     module: str = "regrapht.eval.worker",
+    check: Callable[[Any], dict[str, Any]] = check_message,
 ) -> WorkerOutcome:
-    """Run one worker. `on_message` sees each message as it arrives and may answer "stop" (the parent
+    """Run one worker (`module`, whose messages `check` accepts or refuses: the protocol of the
+    serial worker by default, eval/torch_protocol.py's for torch tasks). `on_message` sees each message as it arrives and may answer "stop" (the parent
     has its verdict: end the worker) or a dict, which is sent to the worker's stdin as a JSON line.
     A live `spare` whose CUDA library matches the job's takes the job instead of a new process.
 
@@ -200,7 +202,7 @@ def run_worker(
                         foreign[0] = outcome.stopped_early = True
                     elif not foreign[0]:
                         try:
-                            check_message(message)
+                            check(message)
                         except ProtocolError as exc:
                             # Never handed on: the parent reads only messages the protocol defines.
                             outcome.channel_error = outcome.channel_error or (

@@ -31,6 +31,7 @@ from regrapht.eval.evaluator import ReferenceError
 from regrapht.eval.record import CaseResult, Evaluation, hierarchical_reward
 from regrapht.eval.runner import Reply, WorkerOutcome, run_worker
 from regrapht.eval.stats import speedup, summarize
+from regrapht.eval.torch_protocol import check_torch_message
 from regrapht.tasks.inputs import derive_seed
 from regrapht.tasks.model import Tolerance
 from regrapht.tasks.torch_task import TorchTask
@@ -254,7 +255,7 @@ class TorchJudge:
                           if job["mode"] == "reference" else self.config.call_timeout_s,
                           total_timeout_s=self.config.total_timeout_s,
                           memory_limit_bytes=int(self.config.memory_limit_gib * (1 << 30)),
-                          env=env, on_message=on_message, module=WORKER)  # fmt: skip
+                          env=env, on_message=on_message, module=WORKER, check=check_torch_message)  # fmt: skip
 
     def build(self, spec: dict[str, Any], target: str) -> tuple[dict[str, Any], torch_build.BuildResult]:
         result = torch_build.build(spec, target, self.cache_dir)
@@ -403,7 +404,11 @@ class _State:
         if self.failed:
             return
         error = outcome.last("error")
-        if outcome.timed_out:
+        if outcome.channel_error:
+            # the result channel carried what the torch worker's protocol does not define: the worker
+            # runs candidate code, so this is the candidate's doing (or a harness bug, said plainly)
+            self.fail("runtime_error", f"the worker's result channel was corrupted: {outcome.channel_error}")
+        elif outcome.timed_out:
             where = "the timed rounds" if outcome.last("ready_for_timing") else "the correctness cases"
             self.fail("timeout", f"the candidate {outcome.timeout_reason} during {where} (a hang, or far too slow)")
         elif outcome.memory_exceeded or outcome.oom_killed:

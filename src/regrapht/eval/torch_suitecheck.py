@@ -31,7 +31,7 @@ def check_torch_task(task: TorchTask, target: str, config: EvalConfig | None = N
     config = config or EvalConfig(seeds=2)
     check = TorchCheck(task.id, target)
     with Evaluator(config) as evaluator:
-        judge = evaluator._torch_judge()
+        judge = evaluator.torch_judge()
         cases = judge.cases(task)
         bench = task.bench_for(target)
         cases.append({"label": "bench", "sizes": bench, "init_seed": cases[0]["init_seed"], "input_seed": 1})
