@@ -2,7 +2,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-rows = 8192
+rows = 16384
 cols = 4096
 
 

@@ -1,7 +1,7 @@
 import torch
 import torch.nn as nn
 
-batch_size = 256
+batch_size = 512
 image = 64
 
 
