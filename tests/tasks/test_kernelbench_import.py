@@ -311,3 +311,50 @@ def test_reimport_overwrites_only_what_it_wrote(tmp_path: Path) -> None:
     assert third.status == "kept" and "task.toml changed since the last import" in third.reason
     assert (folder / "task.toml").read_text() == edited
     assert (folder / "solution.py").read_text() == "# mine\n"
+
+
+# the command ------------------------------------------------------------------------------------------
+
+
+def test_command_reports_problems_it_cannot_convert_and_fails(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from regrapht.cli import app
+
+    _write(tmp_path / "level1", {"1_syntax.py": MALFORMED["syntax.py"], "2_no_model.py": MALFORMED["no_model.py"]})
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["tasks", "import", "kernelbench", str(tmp_path), "--out", str(out), "--json"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert [(r["source"], r["status"]) for r in report] == [("level1/1_syntax.py", "failed"), ("level1/2_no_model.py", "failed")]
+    assert report[1]["reason"] == "no class Model at module level"
+    assert json.loads((out / kernelbench.REPORT).read_text()) == report
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--levels", "one"], "expected levels such as 1,2,3"),
+        (["--split", "dev"], "--split must be train, test or example"),
+    ],
+)
+def test_command_rejects_bad_options(tmp_path: Path, args: list[str], message: str) -> None:
+    from typer.testing import CliRunner
+
+    from regrapht.cli import app
+
+    _write(tmp_path / "level1", {"1_relu.py": RELU})
+    result = CliRunner().invoke(app, ["tasks", "import", "kernelbench", str(tmp_path), *args])
+    assert result.exit_code == 2
+    assert message in " ".join(result.output.split())
+
+
+def test_command_names_a_missing_folder(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from regrapht.cli import app
+
+    result = CliRunner().invoke(app, ["tasks", "import", "kernelbench", str(tmp_path / "nope")])
+    assert result.exit_code == 2 and "not a folder" in " ".join(result.output.split())
+    empty = CliRunner().invoke(app, ["tasks", "import", "kernelbench", str(tmp_path)])
+    assert empty.exit_code == 2 and "no problem files" in " ".join(empty.output.split())
