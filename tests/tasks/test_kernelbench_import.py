@@ -88,6 +88,7 @@ def get_init_inputs():
 
 HANGS = RELU.replace("return torch.relu(x)", "while True:\n            pass")
 RAISES = RELU.replace("return torch.relu(x)", "raise ValueError('broken reference')")
+CANCELS = RELU.replace("return torch.relu(x)", "return (x + 1e4) - 1e4")  # fp32 loses x's low bits
 RANDOM_FORWARD = RELU.replace("return torch.relu(x)", "return x + torch.randn_like(x)")
 MALFORMED = {
     "syntax.py": RELU.replace("def forward(self, x):", "def forward(self, x)"),
@@ -234,7 +235,7 @@ def test_schema_check_and_writer_round_trip() -> None:
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, kernelbench.Outcome]]:
     root = tmp_path_factory.mktemp("kb")
-    _write(root / "KernelBench" / "level1", {"19_ReLU.py": RELU, "18_Matmul_T.py": MATMUL_T, "90_hangs.py": HANGS})
+    _write(root / "KernelBench" / "level1", {"19_ReLU.py": RELU, "18_Matmul_T.py": MATMUL_T, "90_hangs.py": HANGS, "7_add.py": CANCELS})
     _write(root / "KernelBench" / "level2", {"1_Conv_Bias.py": CONV_BIAS, "2_raises.py": RAISES})
     _write(root / "KernelBench" / "level2", {"3_random.py": RANDOM_FORWARD} | MALFORMED)
     out = root / "tasks"
@@ -276,6 +277,15 @@ def test_good_problems_become_tasks_that_keep_to_the_schema(imported) -> None:
     assert "out_channels" not in conv_toml["sizes"]["bench"]
     # the stride-2 output extent, (h - 3)//2 + 1, is fitted; the expression holds at every test size
     assert "roofline" in conv_toml and "flops" in conv_toml["roofline"]
+
+    # the fp32 rule (rtol 1e-5, atol 1e-6) is far below what this reference itself loses against a
+    # float64 run, so an exact candidate would fail it: the tolerance grows, and the report says so
+    cancels = outcomes["level1/7_add.py"]
+    assert cancels.category == "elementwise"
+    (note,) = [n for n in cancels.not_inferred if n.startswith("tolerance:")]
+    assert "float32 pointwise rule is" in note
+    loose = tomllib.loads((out / cancels.task_id / "task.toml").read_text())["tolerance"]
+    assert loose["atol"] > 1e-4
 
 
 @pytest.mark.slow

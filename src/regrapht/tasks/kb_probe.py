@@ -228,6 +228,43 @@ class Probe:
             accept(self.try_sizes(dict(self.bench, **{b: 1 for b in self.batch})))
         return accepted
 
+    def precision(self, sizes: dict[str, int]) -> dict[str, Any]:
+        """How far the reference in its own dtype is from itself run in float64, as the factor by which
+        each candidate tolerance of `tolerance[dtype]` would have to grow to cover it (<= 1: it does).
+        Candidates are judged against the float64 run, so a tolerance below this fails an exact one."""
+        torch = self.torch
+        signal.setitimer(signal.ITIMER_REAL, self.timeout)
+        try:
+            low = self._run(sizes, seed=5)
+            dtypes = [t.dtype for t in low["inputs"] + low["outputs"] if isinstance(t, torch.Tensor) and t.is_floating_point()]
+            for name, value in sizes.items():
+                setattr(self.module, name, value)
+            torch.manual_seed(5)
+            model = self.module.Model(*self.module.get_init_inputs()).to(torch.float64)
+            inputs = [
+                t.to(torch.float64) if isinstance(t, torch.Tensor) and t.is_floating_point() else t
+                for t in self.module.get_inputs()
+            ]
+            with torch.no_grad():
+                exact = model(*inputs)
+        except (Exception, _Timeout, MemoryError) as exc:  # noqa: BLE001
+            return {"error": "timed out" if isinstance(exc, _Timeout) else _first_line(exc)}
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        exact = [exact] if isinstance(exact, torch.Tensor) else list(exact)
+        dtype = str(dtypes[0]).removeprefix("torch.") if dtypes else "float32"
+        factors: dict[str, float] = {}
+        for kind, tol in self.request["tolerance"].get(dtype, {}).items():
+            worst = 0.0
+            for out, ref in zip(low["outputs"], exact):
+                if not out.is_floating_point() or out.shape != ref.shape:
+                    continue
+                ref = ref.to(torch.float64)
+                bound = tol["atol"] + tol["rtol"] * ref.abs()
+                worst = max(worst, float(((out.to(torch.float64) - ref).abs() / bound).max()) if out.numel() else 0.0)
+            factors[kind] = worst
+        return {"dtype": dtype, "factors": factors}
+
     def determinism(self, sizes: dict[str, int]) -> dict[str, Any]:
         torch = self.torch
 
@@ -338,6 +375,8 @@ def main(argv: list[str]) -> int:
     result["tests"] = tests
     result["failures"] = probe.failures[:12]
     result["determinism"] = [probe.determinism(t["sizes"]) for t in tests]
+    if tests:  # the largest test size: the longest reductions, the most rounding
+        result["precision"] = probe.precision(tests[-1]["sizes"])
     save()
     return 0
 
