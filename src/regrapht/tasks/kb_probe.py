@@ -176,14 +176,15 @@ class Probe:
         return sizes
 
     def _largest_target(self, accepted: list[dict[str, Any]]) -> int | None:
-        """The extent that makes the largest test's inputs about `largest_test_elements` elements,
+        """The extent that makes the largest test's inputs and parameters about `largest_test_elements` elements,
         extrapolated from the growth of the inputs between the two smaller tests (an extent may appear
         in several dimensions: a square matmul's inputs grow as n**2)."""
         if not accepted or not self.shrink:
             return None
 
-        def elements(result: dict[str, Any]) -> int:
-            return sum(prod(t["shape"]) for t in result["inputs"] if t["shape"] is not None) or 1
+        def elements(result: dict[str, Any]) -> int:  # parameters too: a layer's weight can dwarf its input
+            tensors = result["inputs"] + result["params"]
+            return sum(prod(t["shape"]) for t in tensors if t["shape"] is not None) or 1
 
         last = accepted[-1]
         power = float(len(self.shrink))
