@@ -21,6 +21,7 @@ import json
 import resource
 import signal
 import sys
+import time
 from math import log, prod
 from pathlib import Path
 from typing import Any
@@ -134,8 +135,6 @@ class Probe:
 
     # test sizes --------------------------------------------------------------------------------------
     def try_sizes(self, sizes: dict[str, int]) -> dict[str, Any] | None:
-        import time
-
         torch = self.torch
         start = time.perf_counter()
         try:
@@ -216,8 +215,18 @@ class Probe:
             if odd in seen or accept(self.try_sizes(odd), target):
                 continue
             base = self._candidate(target, batch_value, divisible=True)
-            if base in seen or not accept(self.try_sizes(base), target):
+            if base in seen:
                 continue
+            if not accept(self.try_sizes(base), target):
+                # an extent tied to a pinned constant (num_channels = embed_dim) must keep its bench
+                # value: put each back on its own and keep the first that makes the reference run
+                for name in self.shrink:
+                    trial = dict(base, **{name: self.bench[name]})
+                    if trial != base and trial not in seen and not self.timed_out and accept(self.try_sizes(trial), target):
+                        base = trial
+                        break
+                else:
+                    continue
             at = len(accepted) - 1
             for name in self.shrink:  # make each extent odd on its own where the reference allows it
                 trial = dict(base, **{name: odd[name]})
@@ -318,8 +327,15 @@ class Probe:
                 varied.append(dict(self.bench, **{name: value}))
         ops: list[str] = []
         error = None
+        # one budget for the whole trace: a recurrent layer unrolls every step on the meta device
+        deadline = time.monotonic() + float(self.request["trace_timeout_s"])
         for sizes in varied:
-            signal.setitimer(signal.ITIMER_REAL, float(self.request["trace_timeout_s"]))
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if not points:
+                    error = "no result within the time limit"
+                break
+            signal.setitimer(signal.ITIMER_REAL, left)
             try:
                 run = self._run(sizes, seed=1, meta=True)
             except (Exception, _Timeout) as exc:  # noqa: BLE001

@@ -82,7 +82,7 @@ def read_source(text: str) -> Source:
                 value = expr.evaluate(value_text, ints)  # 2048 * 2, or M * 2 (then M is read at import)
             except expr.ExprError:
                 value = None
-            if value is not None and not isinstance(value, bool):
+            if value is not None and not isinstance(value, bool) and value >= 0:  # -1 is a bound, not an extent
                 for name in names:
                     ints[name] = value
                     others.pop(name, None)
