@@ -131,6 +131,9 @@ def test_sizes_are_the_integer_constants_nothing_reads_at_import() -> None:
     assert src.unused == ["unused"]
     assert src.others == {"bias_shape": "(out_channels, 1, 1)"}
     assert kb_source.read_source(MATMUL_T).ints["K"] == 256  # a literal product is a size
+    tied = kb_source.read_source(RELU + "\nwidth = dim\nlow = -1\n")
+    assert tied.ints["width"] == 4096 and tied.pinned["dim"] == "width"  # width = dim reads dim at import
+    assert tied.others["low"] == "-1"  # a negative constant is a bound, not an extent
 
 
 @pytest.mark.parametrize(
