@@ -411,6 +411,8 @@ def import_kernelbench(
                 _write(out_dir, outcome, {"task.toml": torch_schema.dumps(data), "reference.py": text}, manifest)
                 manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True))
             outcomes.append(outcome)
+            # rewritten after every problem, so an import that is stopped keeps the report of what it did
+            (out_dir / REPORT).write_text(json.dumps([asdict(o) for o in outcomes], indent=1))
             if on_outcome:
                 on_outcome(outcome)
     (out_dir / REPORT).write_text(json.dumps([asdict(o) for o in outcomes], indent=1))
