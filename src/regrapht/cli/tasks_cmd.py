@@ -25,6 +25,10 @@ tasks_app = typer.Typer(help="The task suite: serial C++ functions to turn into 
 tasks_app.add_typer(import_app, name="import")
 
 
+import_app = typer.Typer(help="Turn other benchmarks' problems into task folders.", no_args_is_help=True)
+tasks_app.add_typer(import_app, name="import")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(tasks_app, name="tasks")
 
@@ -295,3 +299,80 @@ def check_command(
         + (f"; failed: {', '.join(failed)}" if failed else "")
     )
     raise typer.Exit(1 if failed else 0)
+
+
+def _levels(text: str | None) -> list[int] | None:
+    if not text:
+        return None
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"expected levels such as 1,2,3, got {text!r}") from None
+
+
+@import_app.command("kernelbench")
+def import_kernelbench_command(
+    path: Path = typer.Argument(..., help="A KernelBench checkout, or a folder of problems in its layout."),
+    out: Path = typer.Option(Path("kernelbench_tasks"), help="Where the task folders go."),
+    levels: str = typer.Option(None, help="Only these levels, e.g. 1,2,3 (default: every levelN folder)."),
+    split: str = typer.Option("test", help="The split the tasks get: train, test or example."),
+    level: int = typer.Option(1, min=1, max=4, help="The level of problems outside any levelN folder."),
+    timeout: float = typer.Option(180.0, min=5, help="Seconds one problem's reference may run in all."),
+    jobs: int = typer.Option(1, min=1, help="Problems probed at once."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Convert KernelBench-layout problems (class Model, get_inputs(), get_init_inputs() and module-level
+    size constants) into torch task folders.
+
+    Each problem's reference runs in a child process with a time and memory limit: small odd test sizes
+    are found and checked on the CPU, and the roofline is fitted from a trace on the meta device. The
+    report names, per task, what could not be inferred, and, per problem not converted, why. Files the
+    importer wrote before are overwritten; files edited since are left alone. Exit status 1 if a problem
+    was not converted."""
+    from dataclasses import asdict
+
+    from regrapht.tasks import kernelbench
+
+    console = Console(stderr=True)
+    try:
+        chosen = _levels(levels)
+        problems = kernelbench.discover(path, chosen)
+    except (FileNotFoundError, typer.BadParameter) as exc:
+        console.print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    if not problems:
+        console.print(f"[red]error:[/] no problem files (*.py) under {escape(str(path))}")
+        raise typer.Exit(2)
+    if split not in SPLIT_ORDER:
+        console.print(f"[red]error:[/] --split must be train, test or example, not {escape(split)!r}")
+        raise typer.Exit(2)
+    with Progress(console=console, transient=True) as progress:
+        bar = progress.add_task(f"importing {len(problems)} problems", total=len(problems))
+        outcomes = kernelbench.import_kernelbench(
+            path, out, chosen, split, level, timeout, jobs, on_outcome=lambda _o: progress.advance(bar)
+        )
+    if as_json:
+        print(json.dumps([asdict(o) for o in outcomes], indent=2))
+    else:
+        _print_import_report(outcomes, out)
+    raise typer.Exit(1 if any(o.status == "failed" for o in outcomes) else 0)
+
+
+def _print_import_report(outcomes: list, out: Path) -> None:
+    console = Console()
+    done = [o for o in outcomes if o.status != "failed"]
+    table = tables.table(f"{len(done)} of {len(outcomes)} problems converted into {out}")
+    tables.key_column(table, "task")
+    for column in ("status", "category", "dtype"):
+        tables.name_column(table, column)
+    for o in outcomes:
+        table.add_row(o.task_id or o.source, o.status, o.category, o.dtype)
+    console.print(table)
+    # the reasons on lines of their own: in a column they would wrap a word a line
+    for o in outcomes:
+        lines = [o.reason] if o.status in ("failed", "kept") else o.not_inferred
+        if lines:
+            console.print(f"[bold]{escape(o.task_id or o.source)}[/] ({escape(o.source)})")
+            for line in lines:
+                console.print(f"  {escape(line)}")
+    console.print(f"full report: {out / 'import-report.json'}")
