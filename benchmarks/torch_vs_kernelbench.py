@@ -97,6 +97,10 @@ def new_state(args: argparse.Namespace) -> dict:
     }
 
 
+def _baselines(args: argparse.Namespace) -> tuple[str, ...]:
+    return tuple(b.strip() for b in getattr(args, "regrapht_baselines", "eager").split(",") if b.strip())
+
+
 class Clock:
     def __init__(self, deadline_s: float):
         self.start = time.monotonic()
@@ -122,7 +126,7 @@ def run_regrapht(state: dict, cands: list[Candidate], clock: Clock, args: argpar
     guess = FIRST_GUESS_S["regrapht"]
     # The harness's whole wall time counts, its evaluator's start and close included.
     start = time.monotonic()
-    with RegraphtHarness(target=args.target) as harness:
+    with RegraphtHarness(target=args.target, baselines=_baselines(args)) as harness:
         for task, group in by_task.items():
             if not clock.allows(guess * len(group)):
                 part["notes"].append(f"deadline: {task} and later tasks left for --resume")
@@ -316,7 +320,9 @@ def _repeat_regrapht(cand: Candidate, args: argparse.Namespace, clock: Clock, wo
             error = "deadline"
             break
         try:
-            with RegraphtHarness(target=args.target, cache_dir=str(work / "regrapht-build")) as harness:
+            with RegraphtHarness(
+                target=args.target, cache_dir=str(work / "regrapht-build"), baselines=_baselines(args)
+            ) as harness:
                 got, _ = harness.evaluate_task(cand.task_dir, [(cand.key, cand.path)])
         except RegraphtUnavailable as exc:
             error = str(exc)
@@ -412,6 +418,9 @@ def main() -> int:
                         help="KernelBench's optional CPU pre-build with N workers (its build_cache=True "
                              "num_cpu_workers=N); off by default, as in KernelBench.")
     parser.add_argument("--target", default="cuda", help="regrapht's target for torch candidates.")
+    parser.add_argument("--regrapht-baselines", default="eager",
+                        help="Baselines regrapht times beside each candidate, comma-separated (eager, compile, "
+                        "max-autotune, cudagraph). Default eager: KernelBench times the candidate alone.")
     parser.add_argument("--repeat", type=int, default=0, help="Repeatability mode: this many evaluations of one candidate.")
     parser.add_argument("--repeat-candidate", default="softmax/cuda_block")
     parser.add_argument("--check", action="store_true", help="CPU-only consistency and import check.")

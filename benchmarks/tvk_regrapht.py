@@ -80,6 +80,9 @@ class RegraphtHarness:
     target: str = "cuda"
     mode: str = "api"  # "api", or "cli" once the API has failed
     cache_dir: str | None = None  # None: a fresh build cache for this harness (cold compiles)
+    # Baselines timed beside each candidate. Eager alone by default: KernelBench times the candidate
+    # alone, so torch.compile's per-worker compile would be work only one side does.
+    baselines: tuple[str, ...] = ("eager",)
     notes: list[str] = field(default_factory=list)
     _evaluator: object = None
     _cache: tempfile.TemporaryDirectory | None = None
@@ -101,7 +104,7 @@ class RegraphtHarness:
             if self.cache_dir is None:
                 self._cache = tempfile.TemporaryDirectory(prefix="tvk-regrapht-")
             cache = self.cache_dir or self._cache.name
-            self._evaluator = Evaluator(EvalConfig(cache_dir=cache))
+            self._evaluator = Evaluator(EvalConfig(cache_dir=cache, torch_baselines=self.baselines))
         return self._evaluator
 
     def evaluate_task(self, task_dir: Path, candidates: list[tuple[str, Path]]) -> tuple[dict[str, dict], float]:

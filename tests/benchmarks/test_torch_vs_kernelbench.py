@@ -362,7 +362,7 @@ def test_regrapht_loop_batches_per_task_and_records_why_it_stopped(tmp_path, mon
     batches = []
 
     class FakeHarness:
-        def __init__(self, target, cache_dir=None):
+        def __init__(self, target, cache_dir=None, baselines=("eager",)):
             self.notes = []
 
         def __enter__(self):
