@@ -69,6 +69,8 @@ def check(tasks: list[TorchTask], gpu: bool | None, as_json: bool, out: Path | N
     for t in tasks:
         result = check_torch_task(t, target, EvalConfig(seeds=2, timing=False))
         results.append(result.to_dict())
+        if out:  # rewritten after every task, so a check that is stopped keeps what it found
+            out.write_text(json.dumps(results, indent=2))
         mark = "[green]ok[/]" if result.ok else "[red]FAIL[/]"
         console.print(f"{mark} {t.id} ({target})" + "".join(f"\n    {escape(p)}" for p in result.problems)
                       + "".join(f"\n    [yellow]{escape(w)}[/]" for w in result.warnings))  # fmt: skip

@@ -5,6 +5,7 @@ is judged correct by the same judge candidates face."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -45,7 +46,11 @@ def check_torch_task(task: TorchTask, target: str, config: EvalConfig | None = N
             check.problems.append("the reference gives different outputs on the same inputs and seed")
         for label, spreads in ref.spread.items():
             for i, spread in enumerate(spreads):
-                if spread == 0.0 and ref.outputs[label][i]["dtype"].startswith(("float", "bfloat")):
+                output = ref.outputs[label][i]
+                # a single number has no spread of its own: it is judged against other seeds, not here
+                if math.prod(output["shape"]) <= 1:
+                    continue
+                if spread == 0.0 and output["dtype"].startswith(("float", "bfloat")):
                     sizes = next(c["sizes"] for c in cases if c["label"] == label)
                     check.warnings.append(f"output {i} is constant at {sizes} (a trivial candidate could pass there)")
         for label, note in ref.notes.items():
