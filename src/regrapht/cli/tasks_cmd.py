@@ -21,12 +21,13 @@ from regrapht.tasks import TaskError, builtin_tasks_root, find_task, iter_task_d
 
 SPLIT_ORDER = {"example": 0, "train": 1, "test": 2}
 
-tasks_app = typer.Typer(help="The task suite: serial C++ functions to turn into CUDA.", no_args_is_help=True)
+tasks_app = typer.Typer(
+    help="The task suites: serial C++ functions to turn into CUDA, and PyTorch models (--kind torch).",
+    no_args_is_help=True,
+)
 tasks_app.add_typer(import_app, name="import")
 
 
-import_app = typer.Typer(help="Turn other benchmarks' problems into task folders.", no_args_is_help=True)
-tasks_app.add_typer(import_app, name="import")
 
 
 def register(app: typer.Typer) -> None:

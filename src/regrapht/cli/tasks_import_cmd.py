@@ -15,7 +15,9 @@ from regrapht.eval.suitecheck import check_tasks
 from regrapht.tasks import TaskError, load_task
 from regrapht.tasks.pareval import import_all
 
-import_app = typer.Typer(help="Import another benchmark's problems as task folders.", no_args_is_help=True)
+import_app = typer.Typer(
+    help="Import another benchmark's problems (KernelBench, ParEval) as task folders.", no_args_is_help=True
+)
 
 
 def _commit(root: Path) -> str:
