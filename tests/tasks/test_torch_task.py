@@ -94,3 +94,15 @@ def test_loading_never_runs_the_reference(tmp_path: Path) -> None:
     reference.write_text(f"open({str(marker)!r}, 'w').close()\n" + reference.read_text())
     load_torch_task(folder)
     assert not marker.exists()
+
+
+def test_a_torch_task_has_an_instance_key_the_pool_can_route_by() -> None:
+    import dataclasses
+
+    from regrapht.eval.lanes import task_key
+    from regrapht.tasks import find_task
+
+    relu = find_task("relu")
+    resized = dataclasses.replace(relu, bench_size={k: v // 2 for k, v in relu.bench_size.items()})
+    assert relu.instance_key != resized.instance_key
+    assert task_key(relu) == task_key(find_task("relu")) != task_key(resized)

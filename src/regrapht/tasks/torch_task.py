@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +72,12 @@ class TorchTask:
     tags: tuple[str, ...] = ()
     source: str = ""
     kind: str = field(default=KIND)
+
+    @property
+    def instance_key(self) -> str:
+        """What tells two tasks apart within a run (as `Task.instance_key`): folder, id and sizes."""
+        sizes = json.dumps([self.bench_size, list(self.test_sizes), self.cpu_bench_size], sort_keys=True)
+        return f"{self.root}@{self.id}@{sizes}"
 
     @property
     def reference_path(self) -> Path:
