@@ -15,6 +15,9 @@ from regrapht.eval.compile import default_cache_dir  # noqa: E402
 from regrapht.tasks import find_task  # noqa: E402
 
 HOSTILE = Path(__file__).parent / "hostile_torch"
+# honest candidates the README shows ship with the relu example task (joined onto HOSTILE, an absolute
+# path stays itself)
+RELU_EXAMPLES = Path(__file__).resolve().parents[2] / "src/regrapht/data/tasks_torch/examples/relu/candidates"
 
 
 def torch_config(**overrides) -> EvalConfig:
@@ -48,7 +51,7 @@ def run(judge, task: str, name: str):
 
 # (candidate, task, status, words the message must hold)
 CASES = [
-    ("honest_cpp_relu.py", "relu", "correct", ""),
+    (RELU_EXAMPLES / "cpp_relu.py", "relu", "correct", ""),
     ("cpp_calls_matmul.py", "matmul", "integrity_violation", "aten::"),
     ("returns_input_alias.py", "relu", "integrity_violation", "shares memory with input 0"),
     ("returns_input_view.py", "relu", "integrity_violation", "shares memory with input 0"),
@@ -78,7 +81,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("name", "task", "status", "words"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("name", "task", "status", "words"), CASES, ids=[Path(c[0]).name for c in CASES])
 def test_verdict(judge, name: str, task: str, status: str, words: str) -> None:
     ev = run(judge, task, name)
     assert ev.status == status, (ev.status, ev.message, ev.integrity)
@@ -122,7 +125,7 @@ def test_static_screen_blocks_side_streams_before_running() -> None:
 
 def test_timed_on_cpu_with_eager_baseline() -> None:
     with Evaluator(torch_config(timing=True)) as evaluator:
-        ev = evaluator.evaluate(find_task("relu"), (HOSTILE / "honest_cpp_relu.py").read_text(), "cpu")
+        ev = evaluator.evaluate(find_task("relu"), (HOSTILE / RELU_EXAMPLES / "cpp_relu.py").read_text(), "cpu")
     assert ev.status == "correct", ev.message
     assert set(ev.timings) == {"candidate", "eager"}
     s = ev.speedups["eager"]

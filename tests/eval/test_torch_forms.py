@@ -9,11 +9,14 @@ import pytest
 from regrapht.eval import torch_build, torch_checks, torch_forms
 
 HOSTILE = Path(__file__).parent / "hostile_torch"
+# honest candidates the README shows ship with the relu example task (joined onto HOSTILE, an absolute
+# path stays itself)
+RELU_EXAMPLES = Path(__file__).resolve().parents[2] / "src/regrapht/data/tasks_torch/examples/relu/candidates"
 
 
 def test_forms() -> None:
     assert torch_forms.detect((HOSTILE / "cuda_relu.py").read_text(), "cuda_relu.py") == torch_forms.Form("python", None, False)
-    assert torch_forms.detect((HOSTILE / "triton_relu.py").read_text()).triton
+    assert torch_forms.detect((HOSTILE / RELU_EXAMPLES / "triton_relu.py").read_text()).triton
     assert torch_forms.detect((HOSTILE / "entry_relu.py").read_text()).entry == "relu"
     bare = torch_forms.detect((HOSTILE / "bare_relu.cu").read_text(), "bare_relu.cu")
     assert bare == torch_forms.Form("cuda", "relu_entry", False)
@@ -45,7 +48,7 @@ def test_screen(line: str, words: str) -> None:
 
 
 def test_screen_passes_honest_candidates() -> None:
-    for name in ("cuda_relu.py", "triton_relu.py", "honest_cpp_relu.py", "bare_relu.cu"):
+    for name in ("cuda_relu.py", RELU_EXAMPLES / "triton_relu.py", RELU_EXAMPLES / "cpp_relu.py", "bare_relu.cu"):
         assert torch_checks.screen_source((HOSTILE / name).read_text()) == [], name
 
 

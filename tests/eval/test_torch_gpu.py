@@ -17,6 +17,9 @@ from regrapht.tasks import find_task  # noqa: E402
 from .test_torch_cpu import torch_config  # noqa: E402
 
 HOSTILE = Path(__file__).parent / "hostile_torch"
+# honest candidates the README shows ship with the relu example task (joined onto HOSTILE, an absolute
+# path stays itself)
+RELU_EXAMPLES = Path(__file__).resolve().parents[2] / "src/regrapht/data/tasks_torch/examples/relu/candidates"
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +40,9 @@ def run(judge, task: str, source: str):
     return judge.evaluate(find_task(task), source, "cuda")
 
 
-@pytest.mark.parametrize("name", ["cuda_relu.py", "bare_relu.cu", "triton_relu.py"])
+@pytest.mark.parametrize("name", ["cuda_relu.py", "bare_relu.cu", RELU_EXAMPLES / "triton_relu.py"])
 def test_honest_candidates_are_correct(judge, name: str) -> None:
-    if name.startswith("triton") and not _has_triton():
+    if "triton" in str(name) and not _has_triton():
         pytest.skip("triton is not installed")
     ev = run(judge, "relu", (HOSTILE / name).read_text())
     assert ev.status == "correct", (ev.status, ev.message, ev.integrity)
@@ -70,7 +73,7 @@ def test_honest_triton_matmul_in_ieee_precision(judge) -> None:
     ],
 )
 def test_cheats_on_cuda(judge, name: str, task: str, status: str, words: str) -> None:
-    if name.startswith("triton") and not _has_triton():
+    if "triton" in str(name) and not _has_triton():
         pytest.skip("triton is not installed")
     ev = run(judge, task, (HOSTILE / name).read_text())
     assert ev.status == status, (ev.status, ev.message, ev.integrity)

@@ -29,6 +29,20 @@ SPLITS: tuple[str, ...] = ("train", "test", "example")
 CONVENTIONS: tuple[str, ...] = ("device", "host", "kernel")
 
 
+def folder_hash(root: Path) -> str:
+    """A hash over every file of a task folder (its top level): changes invalidate cached references."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.iterdir() if p.is_file() and p.suffix != ".pyc"):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def instance_key(root: Path, task_id: str, *sizes: object) -> str:
+    """What tells two tasks (of any kind) apart within a run: folder, id and sizes."""
+    return f"{root}@{task_id}@{json.dumps(list(sizes), sort_keys=True)}"
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """How an output is compared: exactly, within rtol/atol, or by the task's own checker."""
@@ -173,8 +187,7 @@ class Task:
         """What tells two tasks apart within a run: the folder, and the id and sizes, since a variant
         (tasks/variants.py) shares its task's folder but not its id (which seeds its inputs) or its
         sizes, so each needs references of its own."""
-        sizes = json.dumps([self.bench_size, list(self.test_sizes)], sort_keys=True)
-        return f"{self.root}@{self.id}@{sizes}"
+        return instance_key(self.root, self.id, self.bench_size, list(self.test_sizes))
 
     @property
     def serial_path(self) -> Path:
@@ -221,12 +234,7 @@ class Task:
         return self.naive_path.read_text() if self.naive_path else None
 
     def content_hash(self) -> str:
-        """A hash over every file that defines the task: changes invalidate cached references."""
-        digest = hashlib.sha256()
-        for path in sorted(p for p in self.root.iterdir() if p.is_file() and p.suffix != ".pyc"):
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
-        return digest.hexdigest()[:16]
+        return folder_hash(self.root)
 
     def io_bytes(self, sizes: dict[str, int]) -> int:
         """Bytes every correct implementation must move: inputs read once, outputs written once."""

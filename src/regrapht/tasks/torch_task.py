@@ -8,8 +8,6 @@ process, see eval/torch_judge.py), so a malformed task fails here with the file 
 from __future__ import annotations
 
 import ast
-import hashlib
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +15,7 @@ from typing import Any
 
 from regrapht.tasks import expr
 from regrapht.tasks.loader import TaskError
-from regrapht.tasks.model import COMPUTE_UNITS, DIFFICULTIES, SPLITS, Roofline
+from regrapht.tasks.model import COMPUTE_UNITS, DIFFICULTIES, SPLITS, Roofline, folder_hash, instance_key
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -76,8 +74,7 @@ class TorchTask:
     @property
     def instance_key(self) -> str:
         """What tells two tasks apart within a run (as `Task.instance_key`): folder, id and sizes."""
-        sizes = json.dumps([self.bench_size, list(self.test_sizes), self.cpu_bench_size], sort_keys=True)
-        return f"{self.root}@{self.id}@{sizes}"
+        return instance_key(self.root, self.id, self.bench_size, list(self.test_sizes), self.cpu_bench_size)
 
     @property
     def reference_path(self) -> Path:
@@ -102,11 +99,7 @@ class TorchTask:
         return dict(self.bench_size)
 
     def content_hash(self) -> str:
-        digest = hashlib.sha256()
-        for path in sorted(p for p in self.root.iterdir() if p.is_file() and p.suffix != ".pyc"):
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
-        return digest.hexdigest()[:16]
+        return folder_hash(self.root)
 
     def floor_bytes(self, sizes: dict[str, int]) -> int:
         return expr.evaluate(self.roofline.bytes, sizes) if self.roofline.bytes else 0
