@@ -85,13 +85,34 @@ class Similarity:
 class Fingerprint:
     """A task's n-gram multisets, computed once and compared with many."""
 
-    def __init__(self, task: Task, n: int):
-        self.task_id = task.id
-        self.serial = shingles(_read(task.serial_path), n)
-        self.naive = shingles(_read(task.naive_path), n)
+    def __init__(self, task_id: str, serial: Counter, naive: Counter):
+        self.task_id = task_id
+        self.serial = serial
+        self.naive = naive
 
     def compare(self, other: Fingerprint) -> Similarity:
         return Similarity(other.task_id, jaccard(self.serial, other.serial), jaccard(self.naive, other.naive))
+
+
+def _fingerprint(task: Task, n: int) -> Fingerprint:
+    """A task's fingerprint, made once per run and file version: `tasks check` compares every test
+    task with every train task, and shingling the train tasks again for each would be the bulk of it."""
+    stamps = tuple(_stamp(path) for path in (task.serial_path, task.naive_path))
+    return _cached_fingerprint(task.id, task.serial_path, task.naive_path, stamps, n)
+
+
+def _stamp(path: Path | None) -> tuple[int, int] | None:
+    if path is None or not path.is_file():
+        return None
+    stat = path.stat()
+    return stat.st_mtime_ns, stat.st_size
+
+
+@lru_cache(maxsize=1024)
+def _cached_fingerprint(
+    task_id: str, serial: Path, naive: Path | None, stamps: tuple[object, ...], n: int
+) -> Fingerprint:
+    return Fingerprint(task_id, shingles(_read(serial), n), shingles(_read(naive), n))
 
 
 def _read(path: Path | None) -> str:
@@ -101,8 +122,8 @@ def _read(path: Path | None) -> str:
 def nearest(task: Task, others: list[Task], rule: LeakageRule | None = None) -> Similarity | None:
     """The most similar of `others` to `task` (itself excluded), or None when there is none."""
     rule = rule or leakage_rule()
-    mine = Fingerprint(task, rule.ngram)
-    scored = [mine.compare(Fingerprint(o, rule.ngram)) for o in others if o.id != task.id]
+    mine = _fingerprint(task, rule.ngram)
+    scored = [mine.compare(_fingerprint(o, rule.ngram)) for o in others if o.id != task.id]
     return max(scored, key=lambda s: s.score, default=None)
 
 
