@@ -15,17 +15,37 @@ import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
 
 from regrapht.graph.model import GRAPH_TARGETS
 
 START_KINDS = ("serial", "naive")
 STEP_KEYS = ("think", "method", "detail", "code")
+OPTIONAL_STEP_KEYS = ("expect_failure",)
 
 
 class TrajectoryFormatError(ValueError):
     """A trajectory record is malformed; the message says which line and field."""
+
+
+@dataclass(frozen=True)
+class ExpectedFailure:
+    """A step recorded on purpose as a failed attempt: its kind (data/failure_kinds.toml) and
+    what goes wrong, in the author's words."""
+
+    kind: str
+    why: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "why": self.why}
 
 
 @dataclass(frozen=True)
@@ -34,9 +54,13 @@ class Step:
     method: str
     detail: str
     code: str
+    expect_failure: ExpectedFailure | None = None
 
-    def to_dict(self) -> dict[str, str]:
-        return {"think": self.think, "method": self.method, "detail": self.detail, "code": self.code}
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"think": self.think, "method": self.method, "detail": self.detail, "code": self.code}
+        if self.expect_failure is not None:
+            d["expect_failure"] = self.expect_failure.to_dict()
+        return d
 
 
 @dataclass(frozen=True)
@@ -111,7 +135,7 @@ def parse_trajectory(obj: Any, where: str = "trajectory") -> Trajectory:
         missing = [k for k in STEP_KEYS if k not in s]
         if missing:
             raise TrajectoryFormatError(f"{spath} is missing {missing}")
-        extra = set(s) - set(STEP_KEYS)
+        extra = set(s) - set(STEP_KEYS) - set(OPTIONAL_STEP_KEYS)
         if extra:
             raise TrajectoryFormatError(f"{spath} has unknown keys {sorted(extra)}")
         for k in STEP_KEYS:
@@ -121,7 +145,14 @@ def parse_trajectory(obj: Any, where: str = "trajectory") -> Trajectory:
             raise TrajectoryFormatError(f"{spath}.method must name a method")
         if not s["code"].strip():
             raise TrajectoryFormatError(f"{spath}.code is empty")
-        parsed.append(Step(s["think"], s["method"].strip(), s["detail"], s["code"]))
+        expected = None
+        if "expect_failure" in s:
+            if i != len(steps) - 1:
+                raise TrajectoryFormatError(
+                    f"{spath}.expect_failure: only a trajectory's last step may be an expected failure"
+                )
+            expected = _parse_expected_failure(s["expect_failure"], f"{spath}.expect_failure")
+        parsed.append(Step(s["think"], s["method"].strip(), s["detail"], s["code"], expected))
     return Trajectory(
         task=obj["task"].strip(),
         target=obj["target"],
@@ -130,6 +161,28 @@ def parse_trajectory(obj: Any, where: str = "trajectory") -> Trajectory:
         author=obj.get("author", ""),
         notes=obj.get("notes", ""),
     )
+
+
+def failure_kinds() -> dict[str, dict[str, str]]:
+    """The kinds of failed attempts a trajectory may record (data/failure_kinds.toml)."""
+    return dict(_failure_kinds())
+
+
+@lru_cache(maxsize=1)
+def _failure_kinds() -> dict[str, dict[str, str]]:
+    text = resources.files("regrapht.data").joinpath("failure_kinds.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _parse_expected_failure(obj: Any, where: str) -> ExpectedFailure:
+    if not isinstance(obj, dict) or set(obj) != {"kind", "why"}:
+        raise TrajectoryFormatError(f'{where} must be {{"kind": "...", "why": "..."}}')
+    kinds = _failure_kinds()
+    if obj["kind"] not in kinds:
+        raise TrajectoryFormatError(f"{where}.kind must be one of {sorted(kinds)}, got {obj['kind']!r}")
+    if not isinstance(obj["why"], str) or not obj["why"].strip():
+        raise TrajectoryFormatError(f"{where}.why must say what goes wrong")
+    return ExpectedFailure(obj["kind"], obj["why"].strip())
 
 
 def read_trajectories(path: str | Path) -> Iterator[tuple[int, Trajectory]]:
