@@ -59,3 +59,55 @@ def test_forgetting_a_task_empties_its_pool_too(tmp_path) -> None:
     again = _settle(store, _quiet([1.1, 1.3, 1.5]))
     assert again.timings == 1 and len(again.samples) == 3
     store.close()
+
+
+def _oracle_stub(store: SerialBaselineStore, timings: list[list[float]], background: float = 0.1):
+    """An object with what `Oracle.time_serial_kept` uses: each `time_serial` call is one quiet
+    timing in a fresh process, here the next of `timings`."""
+    from types import SimpleNamespace
+
+    from regrapht.eval.config import TimingConfig
+
+    tc = TimingConfig()
+    calls: list[int] = []
+
+    def time_serial(task, root, cases, hold, quiet):
+        calls.append(1)
+        return SerialBaseline(list(timings[len(calls) - 1]), quiet=quiet, background_cores=background)
+
+    def keep_baseline(store_, key, fields, baseline):
+        if store_ is None:
+            baseline.not_kept = "no store"
+            return
+        keep_or_pool(store_, key, fields, baseline, tc.serial_max_median_error, tc.serial_max_background)
+
+    return SimpleNamespace(config=SimpleNamespace(timing_config=tc), time_serial=time_serial,
+                           keep_baseline=keep_baseline), calls
+
+
+def test_a_quiet_timing_that_does_not_pin_its_median_is_repeated_until_its_pool_is_kept(tmp_path) -> None:
+    from regrapht.eval.oracle import Oracle
+
+    store = SerialBaselineStore(tmp_path / "b.sqlite")
+    wide = [[1.0, 1.2, 1.4], [1.1, 1.3, 1.5], [0.9, 1.2, 1.6], [5.0, 5.0, 5.0]]
+    stub, calls = _oracle_stub(store, wide)
+    baseline = Oracle.time_serial_kept(stub, None, None, [], None, True, store, "k", FIELDS)
+    assert len(calls) == POOL_KEEP_TIMINGS  # the fourth timing is never taken
+    assert baseline.not_kept == "" and baseline.timings == POOL_KEEP_TIMINGS
+    assert store.get("k") is not None and len(store.get("k").samples) == 9
+    # a later run reuses the pool: the first run's baseline is the one every later run divides by
+    assert store.get("k").median_s == pytest.approx(baseline.median_s)
+    store.close()
+
+
+@pytest.mark.parametrize("case", ["tight", "in turns", "busy", "no store"])
+def test_only_a_quiet_wide_timing_with_a_store_is_repeated(tmp_path, case) -> None:
+    from regrapht.eval.oracle import Oracle
+
+    store = SerialBaselineStore(tmp_path / "b.sqlite")
+    samples = [[1.0, 1.001, 1.002, 1.001]] if case == "tight" else [[1.0, 1.2, 1.4]] * 3
+    stub, calls = _oracle_stub(store, samples, background=3.0 if case == "busy" else 0.1)
+    quiet = case != "in turns"
+    Oracle.time_serial_kept(stub, None, None, [], None, quiet, None if case == "no store" else store, "k", FIELDS)
+    assert len(calls) == 1
+    store.close()

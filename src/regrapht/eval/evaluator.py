@@ -220,11 +220,11 @@ class Evaluator:
             began = time.perf_counter()
             try:
                 key, fields = self.oracle.serial_key(task)
-                baseline = self.oracle.time_serial(task, bench.dir, bench.sets, None, quiet=True)
+                baseline = self.oracle.time_serial_kept(
+                    task, bench.dir, bench.sets, None, True, self.oracle.baseline_store(), key, fields
+                )
             except ReferenceError:
                 continue  # the batch's timing stands, and says why it was not kept
-            baseline.key = key
-            self.oracle.keep_baseline(self.oracle.baseline_store(), key, fields, baseline)
             bench.serial_samples, bench.serial = baseline.samples, baseline.to_record()
             settle_s = round(time.perf_counter() - began, 4)
             for i in indices:
