@@ -62,6 +62,7 @@ class EvalConfig:
     memory_limit_gib: float = 16.0  # host memory of one worker
     reward_baseline: str = "serial"  # or "naive"
     compare_naive: bool = True  # time the task's naive.cu beside cuda candidates
+    compare_library: bool = True  # time the task's library.cu (cuBLAS, CUB...) beside cuda candidates
     # Flag times below this fraction of the physical floor. The floor's bandwidth is a measured
     # device-to-device copy, which read-mostly kernels beat: honest ones reached 110% on an H200.
     plausibility_margin: float = 0.7

@@ -280,6 +280,8 @@ class Evaluator:
         extra = dict(baselines)
         if target == "cuda" and self.config.compare_naive and task.naive_path is not None:
             extra.setdefault("naive", task.naive_source() or "")
+        if target == "cuda" and self.config.compare_library and task.library_path is not None:
+            extra.setdefault("library", task.library_source() or "")
         built = submit(source, kind)
         if self.config.symbol_screen:
             # Screened on the compile pool as the build ends (binutils take some milliseconds), not

@@ -5,6 +5,7 @@ bench size is large enough to measure the GPU rather than a launch."""
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -131,7 +132,11 @@ def check_task(task: Task, evaluator: Evaluator, gpu: bool, compiler: Compiler |
         result.fail(problem)
     compiler = compiler or evaluator.compiler
     solution = _solution(task)
-    for label, source in (("naive.cu", task.naive_source()), ("solution.cu", solution)):
+    for label, source in (
+        ("naive.cu", task.naive_source()),
+        ("library.cu", task.library_source()),
+        ("solution.cu", solution),
+    ):
         if source is None:
             if label == "naive.cu":
                 result.warnings.append("no naive.cu: the GPU baseline is missing")
@@ -140,6 +145,12 @@ def check_task(task: Task, evaluator: Evaluator, gpu: bool, compiler: Compiler |
             source, "cuda", task.function, _params(task), [a.name for a in task.args], entry=for_task(task, "cuda")
         )
         if not built.ok:
+            missing = _missing_library_header(built.diagnostics) if label == "library.cu" else None
+            if missing is not None:
+                result.warnings.append(
+                    f"library.cu was not built here: this CUDA toolkit has no {missing} (the GPU check builds it)"
+                )
+                continue
             result.fail(f"{label} does not compile with nvcc:\n{built.diagnostics}")
     if task.split == "test" and task.solution_path is None:
         result.fail("test tasks need solution.cu, the best-known solution")
@@ -148,6 +159,19 @@ def check_task(task: Task, evaluator: Evaluator, gpu: bool, compiler: Compiler |
     if gpu and result.ok:
         _check_on_gpu(task, evaluator, result)
     return result
+
+
+_MISSING_HEADER = re.compile(r"fatal error: ([\w./]+): No such file or directory")
+_VENDOR_HEADERS = ("cublas", "cusparse", "cufft", "curand", "cusolver", "cub/", "thrust/", "cuda/")
+
+
+def _missing_library_header(diagnostics: str) -> str | None:
+    """The vendor-library header a toolkit without that library lacks, when that is why a build
+    failed (CPU-only machines often carry nvcc without cuBLAS or cuSPARSE)."""
+    match = _MISSING_HEADER.search(diagnostics or "")
+    if match and match.group(1).startswith(_VENDOR_HEADERS):
+        return match.group(1)
+    return None
 
 
 def _solution(task: Task) -> str | None:
@@ -177,6 +201,8 @@ def _check_on_gpu(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
                 )
             measured["gpu"] = naive.fingerprint.get("gpu")
             _check_fairness(task, evaluator, result, bench)
+    if task.library_path is not None:
+        _check_library(task, evaluator, result)
     solution = _solution(task)
     if solution is not None:
         best = evaluator.evaluate(task, solution, "cuda")
@@ -192,6 +218,20 @@ def _check_on_gpu(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
                     best.speedups["naive"]["ci_high"],
                 ]
             measured["solution_roofline"] = best.roofline.get("fraction_of_floor")
+            if "library" in best.speedups:
+                measured["solution_fraction_of_library"] = best.speedups["library"]["value"]
+
+
+def _check_library(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
+    """library.cu is a baseline: it must be correct on every test size, like naive.cu, or every
+    candidate's fraction of it would be measured against a wrong answer."""
+    library = evaluator.evaluate(task, task.library_source() or "", "cuda")
+    if library.status != "correct":
+        result.fail(f"library.cu is {library.status} on the GPU: {library.message}")
+        return
+    result.measured["library_ms"] = library.timings["candidate"]["median_s"] * 1e3
+    result.measured["library_speedup_over_serial"] = library.speedups["serial"]["value"]
+    result.measured["library_roofline"] = library.roofline.get("fraction_of_floor")
 
 
 def fairness_problems(task: Task, measured: dict[str, Any]) -> list[str]:

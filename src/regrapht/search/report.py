@@ -100,6 +100,7 @@ def _step_view(result: SearchResult, attempt: Attempt, previous_code: str | None
         "diff": diff_lines(previous_code or "", code or "") if code is not None else [],
         "serial": attempt.speedups.get("serial"),
         "naive": attempt.speedups.get("naive"),
+        "library": attempt.speedups.get("library"),
     }
 
 

@@ -204,6 +204,13 @@ class Task:
         return path if path.is_file() else None
 
     @property
+    def library_path(self) -> Path | None:
+        """library.cu: the task done by a vendor library (cuBLAS, CUB, cuSPARSE, cuFFT...), timed
+        beside cuda candidates like naive.cu, so reports can state a kernel's fraction of it."""
+        path = self.root / "library.cu"
+        return path if path.is_file() else None
+
+    @property
     def generator_path(self) -> Path | None:
         path = self.root / "gen.py"
         return path if path.is_file() else None
@@ -232,6 +239,9 @@ class Task:
 
     def naive_source(self) -> str | None:
         return self.naive_path.read_text() if self.naive_path else None
+
+    def library_source(self) -> str | None:
+        return self.library_path.read_text() if self.library_path else None
 
     def content_hash(self) -> str:
         return folder_hash(self.root)
@@ -267,6 +277,7 @@ class Task:
             "signature": self.signature,
             "convention": self.convention,
             "has_naive": self.naive_path is not None,
+            "has_library": self.library_path is not None,
             "bench_size": dict(self.bench_size),
             "test_sizes": [dict(s) for s in self.test_sizes],
         }
