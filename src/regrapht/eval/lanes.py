@@ -93,6 +93,19 @@ def evaluate_one(state: LaneState, task: Task, source: str, target: str, baselin
     return state.stamp(state.evaluator.evaluate(task, source, target, baselines))
 
 
+def warm(state: LaneState, items: list[Item]) -> None:
+    """Start the compiles of items the lane will run next (candidates and their baselines), on its
+    compile pool: the call that runs them then finds them built or joins them in flight. Nothing is
+    judged here; an item whose preparation fails fails again, with its record, in that call."""
+    for task, source, target in items:
+        if getattr(task, "kind", None) == "torch":
+            continue  # torch candidates are built inside their own judge's run
+        try:
+            state.evaluator.prepare(task, source, target, {})
+        except Exception:
+            pass
+
+
 def prefetch(state: LaneState, tasks: list[Task], threads: int) -> None:
     state.evaluator.prefetch(tasks, threads)
 
