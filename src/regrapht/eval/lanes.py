@@ -11,6 +11,7 @@ eval/ray_pool.py. Both raise `LaneDied` when their process is gone, and nothing 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import os
@@ -100,10 +101,8 @@ def warm(state: LaneState, items: list[Item]) -> None:
     for task, source, target in items:
         if getattr(task, "kind", None) == "torch":
             continue  # torch candidates are built inside their own judge's run
-        try:
+        with contextlib.suppress(Exception):
             state.evaluator.prepare(task, source, target, {})
-        except Exception:
-            pass
 
 
 def prefetch(state: LaneState, tasks: list[Task], threads: int) -> None:
