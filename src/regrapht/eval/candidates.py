@@ -197,6 +197,7 @@ class CandidateRunner:
                 self.jobs.memory_limit(task),
                 on_message=on_message,
                 spare=spare,
+                end_at_done=True,  # its exit overlaps the verdict; the next worker waits for it
             )
         finally:
             if own_hold:
