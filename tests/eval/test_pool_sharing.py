@@ -17,7 +17,7 @@ from regrapht.eval import Evaluation, Evaluator
 from regrapht.eval.devices import lanes_for
 from regrapht.eval.lanes import LaneDied
 from regrapht.eval.pool import DevicePool, pool_config
-from regrapht.eval.spread import LOOKAHEAD, task_groups
+from regrapht.eval.spread import CALL_SPARE_GROUPS, LOOKAHEAD, task_groups
 from regrapht.tasks import load_task
 from tests.eval.conftest import HERE, candidate, quick_config
 
@@ -117,14 +117,22 @@ def test_sharing_shortens_a_batch_whose_slow_tasks_share_a_lane():
     assert wall < 2.8
 
 
-def test_only_groups_beyond_the_lookahead_are_kept_from_building_ahead():
+def test_a_lanes_next_groups_are_sent_ahead_once_and_calls_pair_groups_while_enough_stay_queued():
     tasks = [FakeTask(f"t{i}", 0.005) for i in range(8)]
     log: list = []
     pool = DevicePool(pool_config(None, 1), [TimedLane("l0", log)])
     pool.evaluate_many(_batch(tasks, 1))
+    calls = [ids for kind, _, ids in log if kind == "call"]
+    # Two tasks a call while more than CALL_SPARE_GROUPS stay queued, then one.
+    assert calls == [["t0", "t1"], ["t2", "t3"], ["t4", "t5"], ["t6"], ["t7"]]
+    assert CALL_SPARE_GROUPS == 2
     warmed = [ids for kind, _, ids in log if kind == "warm"]
     assert all(len(ids) <= LOOKAHEAD for ids in warmed)
-    assert sorted(i for ids in warmed for i in ids) == [t.id for t in tasks[1:]]  # each sent once
+    assert sorted(i for ids in warmed for i in ids) == [t.id for t in tasks[2:]]  # each sent once
+    for task in tasks[2:]:  # and before its call
+        sent = next(k for k, entry in enumerate(log) if entry[0] == "warm" and task.id in entry[2])
+        ran = next(k for k, entry in enumerate(log) if entry[0] == "call" and task.id in entry[2])
+        assert sent < ran
 
 
 def test_a_lane_that_dies_running_a_taken_group_loses_nothing():

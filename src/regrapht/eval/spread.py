@@ -3,8 +3,9 @@ sharing between lanes, and what happens to a lane's work when it dies.
 
 - **Task groups.** The plan (`assign`) gives each task's items to one lane, its home (split over
   lanes only beyond an even share). A lane's share is a queue of groups, one per task, each run
-  through one `evaluate_batch` call: a candidate is timed beside its baselines in one call, on one
-  GPU, and a task's bench data is built once, on the lane that runs its group.
+  through one `evaluate_batch` call (two groups in one call while more than CALL_SPARE_GROUPS stay
+  queued): a candidate is timed beside its baselines in one call, on one GPU, and a task's bench data
+  is built once, on the lane that runs its group.
 - **Ahead of each call**, the lane is sent its next groups' compiles and bench builds
   (`lanes.warm`, `lanes.prefetch`, LOOKAHEAD groups), so that they overlap its device work as they
   did when a lane ran its whole share in one call.
@@ -38,6 +39,10 @@ if TYPE_CHECKING:
 # overlaps more host work with device work; fewer leaves more groups that another lane can take
 # without the bench data being built twice (once ahead here, once where the group runs).
 LOOKAHEAD = 2
+# A call takes a second group from its lane's queue while more than this many would stay behind for
+# other lanes to take: with two tasks in one call, the lane's evaluator runs one task's candidates
+# while the other's bench data is still being built, instead of a worker waiting on it with its GPU.
+CALL_SPARE_GROUPS = 2
 
 
 class PoolExhausted(RuntimeError):
@@ -150,8 +155,12 @@ class Batch:
     def _dispatch(self) -> None:
         idle = [lane for lane in self.pool._live() if lane.name not in self.busy]
         for lane in idle:  # own queues first: a lane takes from another only what that one cannot start now
-            if self.queues.get(lane.name):
-                self._start(lane, self.queues[lane.name].popleft())
+            todo = self.queues.get(lane.name)
+            if todo:
+                group = todo.popleft()
+                if len(todo) > CALL_SPARE_GROUPS:
+                    group = group + todo.popleft()  # two tasks: one runs while the other's bench data is built
+                self._start(lane, group)
         for lane in idle:
             if lane.name not in self.busy:
                 group = self._take_for(lane)
