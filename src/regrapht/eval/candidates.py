@@ -21,7 +21,7 @@ from regrapht.eval.oracle import ReferenceError
 from regrapht.eval.protocol import Event, anchor_reply, timing_reply
 from regrapht.eval.record import CaseResult
 from regrapht.eval.reference import BenchReference, TestReference
-from regrapht.eval.runner import Reply, WorkerOutcome, run_worker
+from regrapht.eval.runner import EXITS, Reply, WorkerOutcome, run_worker
 from regrapht.eval.spares import SparePool
 from regrapht.eval.timing_turn import Hold, QuietGate
 from regrapht.eval.timing_verdict import DeviceVerdict
@@ -211,7 +211,9 @@ class CandidateRunner:
             if own_hold:
                 hold.release()
             if uses_cuda:
-                self.spares.open_context()
+                # Once this worker is gone (ended at its done, it may still be exiting): a candidate
+                # that held the GPU's memory has given it back before the spare's context asks for some.
+                EXITS.then(self.spares.open_context)
         report = run.outcome.last(Event.SANDBOX)
         if job["sandbox"] is not None and report is not None and report.get("broken"):
             # Before any candidate code loaded, the harness's own calls failed inside the sandbox:
