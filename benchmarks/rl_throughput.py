@@ -175,7 +175,11 @@ def main() -> None:
         parser.error("--cpu-lanes is for --target cpu")
     tasks = [find_task(t) for t in (args.tasks or TASKS)[: args.groups]]
     pools = args.gpus or args.cpu_lanes or [None]
-    runs = [series(tasks, args, mix, lanes, http=not args.no_http and k == 0) for k, lanes in enumerate(pools)]  # type: ignore[arg-type]
+    runs = []
+    for k, lanes in enumerate(pools):
+        runs.append(series(tasks, args, mix, lanes, http=not args.no_http and k == 0))
+        if args.out and k + 1 < len(pools):  # what is done survives a time limit that stops the next series
+            args.out.write_text(json.dumps({"target": args.target, "partial": True, "series": runs}, indent=2, default=str))
     first = runs[0]
     for run in runs:
         run["verdicts_match_first"] = run["verdicts"] == first["verdicts"]
