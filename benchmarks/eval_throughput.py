@@ -422,13 +422,16 @@ def main() -> None:
         print(f"serial baselines timed first in {report['baselines_first']['seconds']} s: "
               f"{sum(r['kept'] for r in rows)} of {len(rows)} kept", flush=True)
     if not args.skip_throughput:
-        report["throughput"] = [
-            throughput(tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store)
-            for mix in args.mixes
-            for n in args.reference_threads
-            for mode in args.modes
-            for lanes in pools
-        ]
+        report["throughput"] = []
+        for mix in args.mixes:
+            for n in args.reference_threads:
+                for mode in args.modes:
+                    for lanes in pools:
+                        report["throughput"].append(
+                            throughput(tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store)
+                        )
+                        # What is done survives a time limit that stops a later run.
+                        (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
         print(json.dumps(report["throughput"], indent=1), flush=True)
         for line in scaling(report["throughput"]):
             print(line)
