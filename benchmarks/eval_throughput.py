@@ -128,6 +128,7 @@ def throughput(
         gpus_used = len(getattr(opened, "lanes", [None]))
         with opened as evaluator:
             results = evaluator.evaluate_many(items)
+            taken = [list(t) for t in getattr(evaluator, "taken", [])]  # task groups lanes took from each other
         wall = time.perf_counter() - start
     state = "cold compile cache; serial baselines " + (
         f"from a copy of {serial_store} made before the runs (kept ones reused, none added)"
@@ -193,6 +194,7 @@ def throughput(
         "gpus": gpus_used,
         "evals_per_gpu_minute_wall": 60 * len(items) / wall / max(1, gpus_used),
         "phases": phase_breakdown(results),
+        "groups_taken": taken,
         "state": state,
         "statuses": statuses,
         "serial_sources": sorted({row["serial_source"] for row in rows if row["serial_source"]}),
@@ -265,7 +267,8 @@ def scaling(runs: list[dict]) -> list[str]:
                 f"{mix} mix, {mode}, {threads} bench-data threads, lanes {lanes} ({names}): "
                 f"{mean:.1f} evaluations per wall minute (runs: {', '.join(f'{r:.1f}' for r in rates[lanes])}) "
                 f"= {mean / base:.2f}x lanes {base_lanes}; {per_gpu:.1f} per GPU-minute of wall time; "
-                f"GPU held {held:.3f} s per candidate; statuses {ts[0]['statuses']}"
+                f"GPU held {held:.3f} s per candidate; task groups taken by idle lanes "
+                f"{', '.join(str(len(t['groups_taken'])) for t in ts)}; statuses {ts[0]['statuses']}"
             )
     return lines
 

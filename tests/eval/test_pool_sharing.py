@@ -96,6 +96,7 @@ def test_an_idle_lane_takes_the_last_group_of_a_busy_one():
     assert sorted(tuple(ids) for _, ids in calls) == sorted((t.id, t.id) for t in tasks)
     where = {ids[0]: lane for lane, ids in calls}
     assert where["t4"] == "l1"  # the last group of the slow lane, taken by the idle one
+    assert pool.taken == [("l1", "l0", "t4")]
     assert where["t0"] == "l0" and where["t2"] == "l0"
     assert {r.fingerprint["lane"] for r in results if r.task_id == "t4"} == {"l1"}
     # l0 was sent its next groups' compiles and builds ahead; told to drop t4's once it was taken.

@@ -86,6 +86,7 @@ class DevicePool:
         self.give_up_after = give_up_after
         self.deaths: list[str] = []  # one line per lane that died, in order
         self.restarts: dict[str, int] = {}  # lane name -> times it was started again
+        self.taken: list[tuple[str, str, str]] = []  # (lane, from lane, task id) per task group one lane took from another
         self._restart = restart
         self._home: dict[str, str] = {}  # task key -> its lane
         self._keys: dict[int, tuple[Task, str]] = {}

@@ -113,7 +113,6 @@ class Batch:
         self.alone: dict[int, list[str]] = {}  # item -> lanes that died running it alone
         self.events: queue.Queue[tuple[Lane, list[int], Any, LaneDied | None]] = queue.Queue()
         self.busy: dict[str, list[int]] = {}  # lane -> the positions of its call in flight
-        self.taken: list[tuple[str, str, str]] = []  # (thief, victim, task id) per group taken
 
     def run(self) -> list[Evaluation]:
         if not self.items:
@@ -202,7 +201,7 @@ class Batch:
                 todo.remove(group)
                 key = self.keys[group[0]]
                 task = self.items[group[0]][0]
-                self.taken.append((thief.name, name, task.id))
+                self.pool.taken.append((thief.name, name, task.id))
                 self.pool._home[key] = thief.name  # where its bench data will be from now on
                 victim = self.pool._lane(name)
                 still_there = any(self.keys[g[0]] == key for g in todo) or any(
