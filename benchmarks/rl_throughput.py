@@ -36,8 +36,6 @@ from pathlib import Path
 from regrapht.eval import EvalConfig, Evaluator, TimingConfig
 from regrapht.eval.pool import open_evaluator
 from regrapht.rl import EnvConfig, RewardEnv
-from regrapht.rl.client import RewardClient
-from regrapht.rl.service import RewardService, ServiceConfig
 from regrapht.tasks import Task, find_task
 
 TASKS = ["saxpy", "sum_of_squares", "spmv_csr", "gemv", "histogram_u8", "inclusive_scan", "transpose", "softmax_rows"]
@@ -103,6 +101,10 @@ def series(
             local, remote = [], []
             service = client = None
             if http:
+                # Imported here: the client needs httpx, which a GPU machine measuring --no-http may lack.
+                from regrapht.rl.client import RewardClient
+                from regrapht.rl.service import RewardService, ServiceConfig
+
                 service = RewardService(env, ServiceConfig(port=0, max_completions=10_000, max_batch=10_000)).start()
                 client = RewardClient(service.url)
 
