@@ -17,7 +17,10 @@
    candidate mix on one GPU, then spread over two by the device pool (a lane process per GPU), so
    evaluations per wall minute compare side by side. `--mixes throughput clean` adds the mix without
    its compile error (four candidates per task). On the cpu target, `--cpu-lanes 1 2` does the same
-   with CPU lanes.
+   with CPU lanes. Every run starts from the same state, printed with it: a cold compile cache, and
+   a fresh serial-baseline store, or with `--baselines-first` a copy of one filled before the runs.
+   Each run prints evaluations per wall minute, per GPU-minute (of workers' time, and of wall time x
+   GPUs), and where a candidate's worker holds its GPU, by phase.
 
 Run on the GPU machine: PYTHONPATH=src python3 benchmarks/eval_throughput.py --out DIR
 Without a GPU, `--target cpu` times serial.cpp as the candidate (no repeatability series).
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -96,6 +100,7 @@ def throughput(
     serial_store: Path | None = None,
     mix: str = "throughput",
     lanes: str | None = None,
+    copy_store: bool = False,
 ) -> dict:
     """One throughput run. `lanes`: None for the Evaluator in this process (as before the device
     pool), else a GPU list (cuda, as --gpus) or a CPU lane count (cpu) for the pool."""
@@ -106,7 +111,12 @@ def throughput(
         config = EvalConfig(cache_dir=cache, reference_threads=reference_threads, sandbox=sandbox)
         config.timing_config.fresh_inputs = fresh
         config.serial_cache = baselines
-        if serial_store is not None:
+        if serial_store is not None and copy_store:
+            # A copy per run: every run starts from the same kept baselines, and none adds to the next's.
+            copy = Path(cache) / "serial-baselines.sqlite"
+            shutil.copyfile(serial_store, copy)
+            config.serial_store = str(copy)
+        elif serial_store is not None:
             config.serial_store = str(serial_store)  # kept baselines: reused where the store has them
         start = time.perf_counter()  # a pool's lane processes start inside the measured time
         if lanes is None:
@@ -115,9 +125,18 @@ def throughput(
             opened = open_evaluator(config, target, gpus=lanes)
         else:
             opened = open_evaluator(config, target, lanes=int(lanes))
+        gpus_used = len(getattr(opened, "lanes", [None]))
         with opened as evaluator:
             results = evaluator.evaluate_many(items)
+            taken = [list(t) for t in getattr(evaluator, "taken", [])]  # task groups lanes took from each other
         wall = time.perf_counter() - start
+    state = "cold compile cache; serial baselines " + (
+        f"from a copy of {serial_store} made before the runs (kept ones reused, none added)"
+        if serial_store is not None and copy_store
+        else f"from {serial_store} (reused where kept, added to)"
+        if serial_store is not None
+        else "from a fresh store (timed in the batch, settled alone at its end)"
+    )
     # The device is held from a worker's job hand-off to its exit; a spare's start-up overlaps the
     # previous worker, so it is reported beside that figure rather than in it.
     worker_s = sum(r.seconds.get("worker", 0.0) for r in results)
@@ -171,9 +190,59 @@ def throughput(
         "spare_startup_s": ahead_s,
         "evals_per_minute_wall": 60 * len(items) / wall,
         "evals_per_gpu_minute": 60 * len(items) / worker_s if worker_s else None,
+        # The wall time of every GPU the run held: what a multi-GPU run is charged for its GPUs.
+        "gpus": gpus_used,
+        "evals_per_gpu_minute_wall": 60 * len(items) / wall / max(1, gpus_used),
+        "phases": phase_breakdown(results),
+        "groups_taken": taken,
+        "state": state,
         "statuses": statuses,
         "serial_sources": sorted({row["serial_source"] for row in rows if row["serial_source"]}),
     }
+
+
+# Where a candidate's worker holds its GPU, in the order it goes through them. "staging" is the
+# worker's part of the record's bench_setup; bench_wait and judge_stage are the parent's (the worker
+# waits on them with its CUDA context open); "other" is the rest of the worker's time (process start
+# before its first message, messages in flight, the parent's answers to correctness cases).
+HELD_PHASES = ("startup", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "staging", "timing", "exit", "other")
+
+
+def held_phases(seconds: dict) -> dict[str, float]:
+    """One record's GPU-held seconds (its worker's, from job hand-off to exit) split by phase."""
+    worker = seconds.get("worker", 0.0)
+    if not worker:
+        return {}
+    out = {k: seconds.get(k, 0.0) for k in ("cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit")}
+    out["startup"] = max(0.0, seconds.get("startup", 0.0) - out["cuda_context"])  # hello's stamp includes the context
+    out["staging"] = max(0.0, seconds.get("bench_setup", 0.0) - out["bench_wait"] - out["judge_stage"])
+    out["other"] = max(0.0, worker - sum(out.values()))
+    return {k: out[k] for k in HELD_PHASES}
+
+
+def phase_breakdown(results: list) -> dict:
+    """Mean GPU-held seconds per candidate that ran a worker, by phase (and their sum); beside them,
+    what is not held: the spares' contexts made ahead, bench builds and serial settles (per task)."""
+    split = [held_phases(r.seconds) for r in results]
+    split = [x for x in split if x]
+    n = len(split) or 1
+    mean = {k: round(sum(x[k] for x in split) / n, 4) for k in HELD_PHASES}
+    mean["held"] = round(sum(mean.values()), 4)
+    return {
+        "workers": len(split),
+        "held_per_candidate_s": mean,
+        "context_ahead_s": round(sum(r.seconds.get("cuda_context_ahead", 0.0) for r in results), 3),
+        "compile_errors_without_worker": sum(1 for r in results if not r.seconds.get("worker")),
+    }
+
+
+def format_breakdown(b: dict) -> str:
+    held = b["held_per_candidate_s"]
+    parts = ", ".join(f"{k} {held[k]:.3f}" for k in HELD_PHASES if held[k] >= 0.0005)
+    return (
+        f"GPU held per candidate ({b['workers']} workers): {held['held']:.3f} s = {parts}; "
+        f"spare contexts made ahead {b['context_ahead_s']:.1f} s in all (not held)"
+    )
 
 
 def scaling(runs: list[dict]) -> list[str]:
@@ -192,10 +261,14 @@ def scaling(runs: list[dict]) -> list[str]:
         for lanes, ts in pools.items():
             mean = sum(rates[lanes]) / len(rates[lanes])
             names = ", ".join(ts[0]["lane_names"]) or "in process"
+            per_gpu = sum(t["evals_per_gpu_minute_wall"] for t in ts) / len(ts)
+            held = sum(t["phases"]["held_per_candidate_s"]["held"] for t in ts) / len(ts)
             lines.append(
                 f"{mix} mix, {mode}, {threads} bench-data threads, lanes {lanes} ({names}): "
                 f"{mean:.1f} evaluations per wall minute (runs: {', '.join(f'{r:.1f}' for r in rates[lanes])}) "
-                f"= {mean / base:.2f}x lanes {base_lanes}; statuses {ts[0]['statuses']}"
+                f"= {mean / base:.2f}x lanes {base_lanes}; {per_gpu:.1f} per GPU-minute of wall time; "
+                f"GPU held {held:.3f} s per candidate; task groups taken by idle lanes "
+                f"{', '.join(str(len(t['groups_taken'])) for t in ts)}; statuses {ts[0]['statuses']}"
             )
     return lines
 
@@ -230,6 +303,26 @@ def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[d
     ]
 
 
+def baselines_first(tasks, out: Path, target: str, threads: int) -> tuple[Path, list[dict]]:
+    """Time every task's serial baseline once, before the runs, into a store of its own (as
+    `regrapht tasks check` would): each bench build times its baseline alone and keeps it where it
+    is good enough. Not part of any run's time; the runs then start from copies of that store."""
+    store = out / "serial-baselines-first.sqlite"
+    store.unlink(missing_ok=True)
+    rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        config = EvalConfig(cache_dir=cache, reference_threads=threads, serial_store=str(store))
+        with Evaluator(config) as evaluator:
+            evaluator.prefetch(list(tasks), threads)
+            for task in tasks:
+                began = time.perf_counter()
+                serial = evaluator.bench_reference(task).serial
+                evaluator.release(task)
+                rows.append({"task": task.id, "waited_s": round(time.perf_counter() - began, 2),
+                             "kept": not serial.get("not_kept"), "why_not": serial.get("not_kept")})
+    return store, rows
+
+
 def _print_gpu_throughput(gpu: str, report: dict) -> None:
     for t in report.get("throughput", []):
         print(
@@ -237,8 +330,10 @@ def _print_gpu_throughput(gpu: str, report: dict) -> None:
             f"{'on' if t['sandbox'] else 'off'}, fresh inputs {'on' if t['fresh_inputs'] else 'off'}): "
             f"{t['candidates']} candidates over "
             f"{t['tasks']} tasks in {t['wall_s']:.1f} s wall = {t['evals_per_minute_wall']:.1f} evaluations/min "
-            f"(cold cache, isolation on); workers held the GPU {t['worker_s']:.1f} s = "
-            f"{t['evals_per_gpu_minute']:.1f} evaluations per GPU-minute"
+            f"({t['state']}; isolation on); workers held the GPU {t['worker_s']:.1f} s = "
+            f"{t['evals_per_gpu_minute']:.1f} evaluations per GPU-minute of workers' time; "
+            f"{t['evals_per_gpu_minute_wall']:.1f} per GPU-minute of wall time ({t['gpus']} GPU(s))\n  "
+            + format_breakdown(t["phases"])
         )
 
 
@@ -284,6 +379,13 @@ def main() -> None:
         "with the same path to measure a batch whose baselines are kept.",
     )
     parser.add_argument(
+        "--baselines-first",
+        action="store_true",
+        help="Before the runs, time every task's serial baseline alone into a store of its own; each run "
+        "then starts from a copy of it (the state of a machine whose baselines are kept), instead of a "
+        "fresh store. The compile cache stays cold in every run.",
+    )
+    parser.add_argument(
         "--mixes",
         nargs="+",
         choices=MIXES,
@@ -314,14 +416,25 @@ def main() -> None:
     tasks = [find_task(task_id) for task_id in args.tasks]
     gpu = toolchain.gpus()[0].name if toolchain.gpus() else "no GPU"
     report: dict = {"gpu": gpu, "cpu": toolchain.cpu_model(), "date": time.strftime("%Y-%m-%d")}
+    serial_store, copy_store = args.serial_store, False
+    if args.baselines_first and not args.skip_throughput:
+        began = time.perf_counter()
+        serial_store, rows = baselines_first(tasks, args.out, args.target, max(args.reference_threads))
+        copy_store = True
+        report["baselines_first"] = {"seconds": round(time.perf_counter() - began, 1), "tasks": rows}
+        print(f"serial baselines timed first in {report['baselines_first']['seconds']} s: "
+              f"{sum(r['kept'] for r in rows)} of {len(rows)} kept", flush=True)
     if not args.skip_throughput:
-        report["throughput"] = [
-            throughput(tasks, args.out, n, args.target, mode, args.serial_store, mix, lanes)
-            for mix in args.mixes
-            for n in args.reference_threads
-            for mode in args.modes
-            for lanes in pools
-        ]
+        report["throughput"] = []
+        for mix in args.mixes:
+            for n in args.reference_threads:
+                for mode in args.modes:
+                    for lanes in pools:
+                        report["throughput"].append(
+                            throughput(tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store)
+                        )
+                        # What is done survives a time limit that stops a later run.
+                        (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
         print(json.dumps(report["throughput"], indent=1), flush=True)
         for line in scaling(report["throughput"]):
             print(line)
@@ -331,7 +444,8 @@ def main() -> None:
             print(
                 f"cpu target, {t['mode']}, {t['mix']} mix, lanes {t['lanes'] or 'in process'}: {t['candidates']} candidates over {t['tasks']} tasks in "
                 f"{t['wall_s']:.1f} s wall; workers {t['worker_s']:.1f} s = "
-                f"{t['evals_per_gpu_minute']:.1f} evaluations per worker-minute; bench builds {t['bench_build_s']:.1f} s"
+                f"{t['evals_per_gpu_minute']:.1f} evaluations per worker-minute; bench builds {t['bench_build_s']:.1f} s\n  "
+                + format_breakdown(t["phases"])
             )
         return
     if args.skip_repeatability:

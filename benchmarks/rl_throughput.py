@@ -8,12 +8,18 @@ on loopback (`RewardClient.score_groups`), alternately `--rounds` times each, on
 the service's overhead is a ratio measured side by side. The first in-process round fills the
 compile cache and the serial baselines; it is reported apart and left out of the ratio.
 
-Rewards per GPU-minute are completions / (wall minutes x GPUs used). One GPU today; the device pool
-will bring several (it wraps Evaluator.evaluate_many, which the environment already calls with the
-whole batch).
+Rewards per GPU-minute are completions / (wall minutes x GPUs used).
+
+With `--gpus 0 0,1` (cuda) or `--cpu-lanes 1 2` (cpu), one series per list, side by side in one call:
+the same batch scored through the device pool on one GPU, then on two. Every series starts from the
+same state: a fresh compile cache and a fresh serial-baseline store (its first round is cold: every
+compile, bench build and serial baseline is made in it), then `--rounds` warm rounds (compiles
+cached, bench data retained, baselines kept). Each series' rewards per wall minute and per
+GPU-minute, cold and warm, and their ratio to the first series are printed. The HTTP service is
+measured on the first series only (`--no-http`: not at all).
 
 Run on the GPU machine:
-    PYTHONPATH=src python3 benchmarks/rl_throughput.py --target cuda --out benchmarks/results/rl_h100.json
+    PYTHONPATH=src python3 benchmarks/rl_throughput.py --target cuda --gpus 0 0,1 --out rl.json
 Without a GPU: --target cpu (times serial.cpp against itself: the plumbing's cost, not a kernel's).
 """
 
@@ -23,13 +29,13 @@ import argparse
 import json
 import re
 import statistics
+import tempfile
 import time
 from pathlib import Path
 
 from regrapht.eval import EvalConfig, Evaluator, TimingConfig
+from regrapht.eval.pool import open_evaluator
 from regrapht.rl import EnvConfig, RewardEnv
-from regrapht.rl.client import RewardClient
-from regrapht.rl.service import RewardService, ServiceConfig
 from regrapht.tasks import Task, find_task
 
 TASKS = ["saxpy", "sum_of_squares", "spmv_csr", "gemv", "histogram_u8", "inclusive_scan", "transpose", "softmax_rows"]
@@ -57,76 +63,156 @@ def completions(task: Task, target: str, size: int, mix: tuple[int, int, int]) -
     return out
 
 
+def series(
+    tasks: list[Task], args: argparse.Namespace, mix: tuple[int, int, int], lanes: str | None, http: bool
+) -> dict:
+    """One series on a fresh compile cache and serial store: a cold round, then `args.rounds` warm
+    rounds in process (alternating with rounds through the HTTP service where `http`). `lanes`: None
+    for the Evaluator in this process, else a GPU list (cuda) or a CPU lane count (cpu)."""
+    with tempfile.TemporaryDirectory() as cache:
+        config = EvalConfig(cache_dir=cache, timing_config=TimingConfig(budget_s=args.budget))
+        began = time.perf_counter()
+        if lanes is None:
+            opened = Evaluator(config)
+        elif args.target == "cuda":
+            opened = open_evaluator(config, "cuda", gpus=lanes)
+        else:
+            opened = open_evaluator(config, "cpu", lanes=int(lanes))
+        gpus = len(getattr(opened, "lanes", [None]))
+        with opened as evaluator:
+            open_s = time.perf_counter() - began
+            env = RewardEnv(tasks, evaluator, EnvConfig(target=args.target, train_variants=1, heldout_variants=0))
+            problems = [env.sampler.find(env.sampler.train_pool(t)[0].task.id) for t in tasks]
+            batch = [(p, completions(p.task, args.target, args.group_size, mix)) for p in problems]
+            groups = [(p, [c for _, c in g]) for p, g in batch]
+            fingerprint: dict = {}
+            lanes_seen: set[str] = set()
+
+            def in_process() -> tuple[float, list]:
+                t0 = time.perf_counter()
+                scored = env.score_groups(groups)
+                seconds = time.perf_counter() - t0
+                records = [r.evaluation for g in scored for r in g if r.evaluation is not None]
+                fingerprint.update(records[0].fingerprint if records else {})
+                lanes_seen.update(str(r.fingerprint.get("lane")) for r in records if r.fingerprint.get("lane"))
+                return seconds, [[r.reward.evidence.status for r in g] for g in scored]
+
+            cold_s, statuses = in_process()
+            local, remote = [], []
+            service = client = None
+            if http:
+                # Imported here: the client needs httpx, which a GPU machine measuring --no-http may lack.
+                from regrapht.rl.client import RewardClient
+                from regrapht.rl.service import RewardService, ServiceConfig
+
+                service = RewardService(env, ServiceConfig(port=0, max_completions=10_000, max_batch=10_000)).start()
+                client = RewardClient(service.url)
+
+            def over_http() -> tuple[float, list]:
+                assert client is not None
+                t0 = time.perf_counter()
+                scored = client.score_groups([(p.id, c) for p, c in groups])
+                return time.perf_counter() - t0, [[r["evidence"]["status"] for r in g] for g in scored]
+
+            runs = [(local, in_process)] + ([(remote, over_http)] if http else [])
+            for _ in range(args.rounds):
+                for out, run in runs:
+                    seconds, got = run()
+                    if got != statuses:
+                        raise SystemExit("the verdicts differ between rounds: see the records")
+                    out.append(seconds)
+            if client is not None and service is not None:
+                client.close()
+                service.shutdown()
+    n = sum(len(c) for _, c in groups)
+    expected = {"correct": "correct", "wrong": "wrong_answer", "compile_error": "compile_error"}
+    mismatched = [(p.id, kind, s) for (p, g), st in zip(batch, statuses) for (kind, _), s in zip(g, st) if expected[kind] != s]
+    warm_s = statistics.median(local) if local else None
+    out = {
+        "lanes": lanes,
+        "lane_names": sorted(lanes_seen),
+        "gpus": gpus if args.target == "cuda" else 0,
+        "lanes_used": gpus,
+        "open_s": open_s,
+        "completions": n,
+        "groups": len(groups),
+        "statuses": {s: sum(row.count(s) for row in statuses) for s in {s for row in statuses for s in row}},
+        "verdicts": statuses,
+        "unexpected_statuses": mismatched,
+        "first_round_s": cold_s,
+        "in_process_s": local,
+        "http_s": remote,
+        "rewards_per_minute_cold": n / (cold_s / 60),
+        "rewards_per_gpu_minute_cold": n / (cold_s / 60) / gpus,
+        "rewards_per_minute_in_process": n / (warm_s / 60) if warm_s else None,
+        "rewards_per_gpu_minute_warm": n / (warm_s / 60) / gpus if warm_s else None,
+        "fingerprint": fingerprint,
+    }
+    if remote and warm_s:
+        out["rewards_per_minute_http"] = n / (statistics.median(remote) / 60)
+        out["http_overhead"] = statistics.median(remote) / warm_s - 1
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--target", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument("--groups", type=int, default=8)
     parser.add_argument("--group-size", type=int, default=8)
     parser.add_argument("--mix", default="4,2,2", help="correct,wrong,compile_error per group of that many")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3, help="warm rounds after the cold one, per series")
     parser.add_argument("--budget", type=float, default=0.5, help="timing seconds per candidate")
     parser.add_argument("--tasks", nargs="+", default=None, help="task ids or folders (default: eight shipped tasks)")
+    parser.add_argument("--gpus", nargs="+", default=None, help="cuda: GPU lists, one series each (e.g. 0 0,1)")
+    parser.add_argument("--cpu-lanes", nargs="+", default=None, help="cpu: CPU lane counts, one series each (e.g. 1 2)")
+    parser.add_argument("--no-http", action="store_true", help="leave out the HTTP service's rounds")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     mix = tuple(int(x) for x in args.mix.split(","))
     if len(mix) != 3:
         raise SystemExit("--mix takes three counts: correct,wrong,compile_error")
-
+    if args.gpus and args.target != "cuda":
+        parser.error("--gpus is for --target cuda; on the cpu target give --cpu-lanes")
+    if args.cpu_lanes and args.target != "cpu":
+        parser.error("--cpu-lanes is for --target cpu")
     tasks = [find_task(t) for t in (args.tasks or TASKS)[: args.groups]]
-    with Evaluator(EvalConfig(timing_config=TimingConfig(budget_s=args.budget))) as evaluator:
-        env = RewardEnv(tasks, evaluator, EnvConfig(target=args.target, train_variants=1, heldout_variants=0))
-        problems = [env.sampler.find(env.sampler.train_pool(t)[0].task.id) for t in tasks]
-        batch = [(p, completions(p.task, args.target, args.group_size, mix)) for p in problems]
-        groups = [(p, [c for _, c in g]) for p, g in batch]
-        service = RewardService(env, ServiceConfig(port=0, max_completions=10_000, max_batch=10_000)).start()
-        client = RewardClient(service.url)
-
-        fingerprint: dict = {}
-
-        def in_process() -> tuple[float, list]:
-            t0 = time.perf_counter()
-            scored = env.score_groups(groups)
-            seconds = time.perf_counter() - t0
-            records = [r.evaluation for g in scored for r in g if r.evaluation is not None]
-            fingerprint.update(records[0].fingerprint if records else {})
-            return seconds, [[r.reward.evidence.status for r in g] for g in scored]
-
-        def over_http() -> tuple[float, list]:
-            t0 = time.perf_counter()
-            scored = client.score_groups([(p.id, c) for p, c in groups])
-            return time.perf_counter() - t0, [[r["evidence"]["status"] for r in g] for g in scored]
-
-        warm_s, statuses = in_process()
-        local, remote = [], []
-        for _ in range(args.rounds):
-            for series, run in ((local, in_process), (remote, over_http)):
-                seconds, got = run()
-                if got != statuses:
-                    raise SystemExit("the verdicts differ between runs: see the records")
-                series.append(seconds)
-        client.close()
-        service.shutdown()
-
-    n = sum(len(c) for _, c in groups)
-    expected = {"correct": "correct", "wrong": "wrong_answer", "compile_error": "compile_error"}
-    mismatched = [(p.id, kind, s) for (p, g), st in zip(batch, statuses) for (kind, _), s in zip(g, st) if expected[kind] != s]
+    pools = args.gpus or args.cpu_lanes or [None]
+    runs = []
+    for k, lanes in enumerate(pools):
+        runs.append(series(tasks, args, mix, lanes, http=not args.no_http and k == 0))
+        if args.out and k + 1 < len(pools):  # what is done survives a time limit that stops the next series
+            args.out.write_text(json.dumps({"target": args.target, "partial": True, "series": runs}, indent=2, default=str))
+    first = runs[0]
+    for run in runs:
+        run["verdicts_match_first"] = run["verdicts"] == first["verdicts"]
+        run["cold_vs_first"] = run["rewards_per_minute_cold"] / first["rewards_per_minute_cold"]
+        if run["rewards_per_minute_in_process"] and first["rewards_per_minute_in_process"]:
+            run["warm_vs_first"] = run["rewards_per_minute_in_process"] / first["rewards_per_minute_in_process"]
     result = {
         "target": args.target,
-        "completions": n,
-        "groups": len(groups),
         "mix": dict(zip(("correct", "wrong", "compile_error"), mix)),
-        "statuses": {s: sum(row.count(s) for row in statuses) for s in {s for row in statuses for s in row}},
-        "unexpected_statuses": mismatched,
-        "first_round_s": warm_s,
-        "in_process_s": local,
-        "http_s": remote,
-        "rewards_per_minute_in_process": n / (statistics.median(local) / 60),
-        "rewards_per_minute_http": n / (statistics.median(remote) / 60),
-        "http_overhead": statistics.median(remote) / statistics.median(local) - 1,
-        "fingerprint": fingerprint,
+        "state": "each series: fresh compile cache and serial-baseline store; round 1 cold, then warm rounds",
+        "series": runs,
     }
+    # The single-series fields earlier readers of this file use.
+    result.update({k: first[k] for k in ("completions", "groups", "statuses", "unexpected_statuses", "first_round_s",
+                                          "in_process_s", "http_s", "rewards_per_minute_in_process", "fingerprint")})
+    if "http_overhead" in first:
+        result["rewards_per_minute_http"] = first["rewards_per_minute_http"]
+        result["http_overhead"] = first["http_overhead"]
     text = json.dumps(result, indent=2, default=str)
     print(text)
+    for run in runs:
+        warm = run["rewards_per_minute_in_process"]
+        print(
+            f"RL rewards, {args.target}, lanes {run['lanes'] or 'in process'} ({', '.join(run['lane_names']) or 'this process'}): "
+            f"{run['completions']} completions; cold round {run['first_round_s']:.1f} s = "
+            f"{run['rewards_per_minute_cold']:.1f} per wall minute, {run['rewards_per_gpu_minute_cold']:.1f} per GPU-minute "
+            f"({run['cold_vs_first']:.2f}x the first)"
+            + (f"; warm {statistics.median(run['in_process_s']):.1f} s = {warm:.1f} per wall minute, "
+               f"{run['rewards_per_gpu_minute_warm']:.1f} per GPU-minute ({run.get('warm_vs_first', 0):.2f}x the first)" if warm else "")
+            + f"; verdicts {'the same as' if run['verdicts_match_first'] else 'DIFFERENT from'} the first series"
+        )
     if args.out:
         args.out.write_text(text + "\n")
 

@@ -6,6 +6,7 @@ again unconfined where the sandbox broke the harness's own calls (this machine's
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from regrapht.eval.oracle import ReferenceError
 from regrapht.eval.protocol import Event, anchor_reply, timing_reply
 from regrapht.eval.record import CaseResult
 from regrapht.eval.reference import BenchReference, TestReference
-from regrapht.eval.runner import Reply, WorkerOutcome, run_worker
+from regrapht.eval.runner import EXITS, Reply, WorkerOutcome, run_worker
 from regrapht.eval.spares import SparePool
 from regrapht.eval.timing_turn import Hold, QuietGate
 from regrapht.eval.timing_verdict import DeviceVerdict
@@ -43,6 +44,9 @@ class CandidateRun:
     # Timed outputs the parent judged in the worker's device memory, by (lib, input set).
     device_verdicts: dict[tuple[str, Any], DeviceVerdict] = field(default_factory=dict)
     sandbox: dict[str, Any] = field(default_factory=dict)  # what confined the worker (record's field)
+    # Seconds the worker waited on the parent between its messages (part of the record's "bench_setup"):
+    # "bench_wait" for the task's bench data, "judge_stage" for the expected outputs staged on the device.
+    waits: dict[str, float] = field(default_factory=dict)
 
 
 class SandboxPolicy:
@@ -145,12 +149,14 @@ class CandidateRunner:
                 # Every case passed: now (and only now) the bench-size data is worth preparing. The
                 # worker waits idle meanwhile, so the serial timing it may wait for runs without it.
                 hold.release()
+                began = time.perf_counter()
                 try:
                     run.bench = self.benches.get(task)
                 except ReferenceError as exc:
                     run.bench_error = exc
                     return "stop"
                 finally:
+                    run.waits["bench_wait"] = round(time.perf_counter() - began, 4)
                     hold.resume(urgent=True)  # it holds the device: no pending timing goes first
                 tc = self.config.timing_config
                 spec = self.jobs.timing_spec(
@@ -172,11 +178,13 @@ class CandidateRunner:
                     }
                 # Staged before the first timed call: memory the parent takes mid-timing would tell
                 # the candidate which of its calls are checked.
+                began = time.perf_counter()
                 spec["judge_on_device"] = (
                     job["device_check"] is not None
                     and job["device_buffers"]
                     and self.device_judging.stage(task, run.bench, job["libcudart"], job["device_check"])
                 )
+                run.waits["judge_stage"] = round(time.perf_counter() - began, 4)
                 return timing_reply(spec)
             if event == Event.ANCHOR and run.bench is not None:
                 return anchor_reply(self.device_judging.judge_anchor(task, run, message))
@@ -197,12 +205,15 @@ class CandidateRunner:
                 self.jobs.memory_limit(task),
                 on_message=on_message,
                 spare=spare,
+                end_at_done=True,  # its exit overlaps the verdict; the next worker waits for it
             )
         finally:
             if own_hold:
                 hold.release()
             if uses_cuda:
-                self.spares.open_context()
+                # Once this worker is gone (ended at its done, it may still be exiting): a candidate
+                # that held the GPU's memory has given it back before the spare's context asks for some.
+                EXITS.then(self.spares.open_context)
         report = run.outcome.last(Event.SANDBOX)
         if job["sandbox"] is not None and report is not None and report.get("broken"):
             # Before any candidate code loaded, the harness's own calls failed inside the sandbox:

@@ -376,6 +376,7 @@ class Evaluator:
             ev.sandbox = run.sandbox
             ev.seconds["worker"] = run.outcome.seconds
             ev.seconds.update(verdicts.phases(run.outcome))
+            ev.seconds.update(run.waits)  # the parent's share of "bench_setup"
             if run.bench is not None:
                 # The task's build, as long as it took: shared by its candidates, and by later batches
                 # that reuse the kept data (so it is not a cost of this evaluation to be summed).

@@ -11,6 +11,7 @@ eval/ray_pool.py. Both raise `LaneDied` when their process is gone, and nothing 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import os
@@ -91,6 +92,17 @@ def evaluate_batch(state: LaneState, items: list[Item]) -> list[Evaluation | Exc
 
 def evaluate_one(state: LaneState, task: Task, source: str, target: str, baselines: dict[str, str]) -> Evaluation:
     return state.stamp(state.evaluator.evaluate(task, source, target, baselines))
+
+
+def warm(state: LaneState, items: list[Item]) -> None:
+    """Start the compiles of items the lane will run next (candidates and their baselines), on its
+    compile pool: the call that runs them then finds them built or joins them in flight. Nothing is
+    judged here; an item whose preparation fails fails again, with its record, in that call."""
+    for task, source, target in items:
+        if getattr(task, "kind", None) == "torch":
+            continue  # torch candidates are built inside their own judge's run
+        with contextlib.suppress(Exception):
+            state.evaluator.prepare(task, source, target, {})
 
 
 def prefetch(state: LaneState, tasks: list[Task], threads: int) -> None:

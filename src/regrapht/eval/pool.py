@@ -6,8 +6,10 @@ order. Its choices:
 - A task's items go to one lane, the same lane batch after batch (its "home"), so its bench data is
   built once and its retained copy reused by later batches. A task is split over lanes only where
   its items are more than a lane's even share of the batch (a search on one task); each lane it is
-  split over then builds its bench data. A serial baseline the machine's store keeps
-  (eval/serial_baselines.py, shared by the lanes) is not timed again by any lane.
+  split over then builds its bench data. A lane whose own queue is empty takes whole task groups
+  that another lane has not started (eval/spread.py), and the task's home moves with it. A serial
+  baseline the machine's store keeps (eval/serial_baselines.py, shared by the lanes) is not timed
+  again by any lane.
 - Every lane has the same secret, so its inputs, and so every verdict, are those of one evaluator:
   the number of lanes changes where a candidate runs, never its verdict. A candidate's timings and
   speedups come from one lane, its baselines timed beside it on the same GPU; records name the lane
@@ -21,7 +23,6 @@ order. Its choices:
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 import queue
 import threading
@@ -38,21 +39,19 @@ from regrapht.eval.lanes import (
     LaneDied,
     LaneState,
     LocalLane,
-    evaluate_batch,
     evaluate_one,
     prefetch,
     release,
     task_key,
 )
 from regrapht.eval.record import Evaluation
+from regrapht.eval.spread import Batch, PoolExhausted, assign, lost_record
 from regrapht.tasks import Task
+
+__all__ = ["DevicePool", "PoolExhausted", "assign", "lost_record", "open_evaluator", "pool_config"]
 
 GIVE_UP_AFTER = 2  # lanes a candidate may bring down while running alone before it is judged for it
 RESTARTS = 3  # a local lane that died is started again this many times at most
-
-
-class PoolExhausted(RuntimeError):
-    """Every lane of the pool has died; the message says which items were left unevaluated."""
 
 
 def pool_config(config: EvalConfig | None, lanes: int) -> EvalConfig:
@@ -64,48 +63,6 @@ def pool_config(config: EvalConfig | None, lanes: int) -> EvalConfig:
     if config.jobs is None:
         config.jobs = max(1, (os.cpu_count() or 1) // max(1, lanes))
     return config
-
-
-def assign(keys: Sequence[str], lanes: Sequence[str], home: dict[str, str] | None = None) -> dict[str, list[int]]:
-    """Item positions per lane. Each key's items stay on one lane (its home where it has one) unless
-    they exceed a lane's even share, ceil(items / lanes); the largest groups are placed first, each on
-    the least loaded lane. Positions within a lane keep the given order."""
-    home = home or {}
-    cap = -(-len(keys) // max(1, len(lanes)))
-    groups: dict[str, list[int]] = {}
-    for i, key in enumerate(keys):
-        groups.setdefault(key, []).append(i)
-    load = {lane: 0 for lane in lanes}
-    out: dict[str, list[int]] = {lane: [] for lane in lanes}
-    for key, positions in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-        rest = positions
-        preferred = home.get(key)
-        while rest:
-            if preferred in load and load[preferred] < cap:
-                lane = preferred
-            else:
-                lane = min(lanes, key=lambda name: (load[name], lanes.index(name)))
-            preferred = None
-            room = max(1, cap - load[lane])
-            out[lane] += rest[:room]
-            load[lane] += len(rest[:room])
-            rest = rest[room:]
-    return {lane: sorted(positions) for lane, positions in out.items()}
-
-
-def lost_record(task: Task, source: str, target: str, lanes: list[str]) -> Evaluation:
-    return Evaluation(
-        task_id=task.id,
-        target=target,
-        status="runtime_error",
-        message=(
-            f"the evaluator's lane died each time it ran this candidate alone ({', '.join(lanes)}): the "
-            "candidate brings down the process that runs it, and was not run again"
-        ),
-        candidate_sha256=hashlib.sha256(source.encode()).hexdigest(),
-        reward=-1.0,
-        fingerprint={"lanes_died": list(lanes)},
-    )
 
 
 class DevicePool:
@@ -129,6 +86,7 @@ class DevicePool:
         self.give_up_after = give_up_after
         self.deaths: list[str] = []  # one line per lane that died, in order
         self.restarts: dict[str, int] = {}  # lane name -> times it was started again
+        self.taken: list[tuple[str, str, str]] = []  # (lane, from lane, task id) per task group one lane took from another
         self._restart = restart
         self._home: dict[str, str] = {}  # task key -> its lane
         self._keys: dict[int, tuple[Task, str]] = {}
@@ -229,7 +187,7 @@ class DevicePool:
                 self.deaths.append(str(exc))
 
     def evaluate_many(self, items: Sequence[Item]) -> list[Evaluation]:
-        return _Batch(self, list(items)).run()
+        return Batch(self, list(items)).run()
 
     def map(
         self,
@@ -280,105 +238,6 @@ class DevicePool:
             if isinstance(out, Exception):
                 raise out
         return results
-
-
-class _Batch:
-    """One evaluate_many: lanes take their queued sublists, each on a thread of its own."""
-
-    def __init__(self, pool: DevicePool, items: list[Item]) -> None:
-        self.pool = pool
-        self.items = items
-        self.results: list[Evaluation | Exception | None] = [None] * len(items)
-        self.queues: dict[str, deque[list[int]]] = {}
-        self.alone: dict[int, list[str]] = {}  # item -> lanes that died running it alone
-        self.events: queue.Queue[tuple[Lane, list[int], Any, LaneDied | None]] = queue.Queue()
-        self.busy: set[str] = set()
-
-    def run(self) -> list[Evaluation]:
-        if not self.items:
-            return []
-        pool = self.pool
-        pool.revive()
-        live = pool._live()
-        if not live:
-            raise PoolExhausted("every lane of the pool has died: " + "; ".join(pool.deaths))
-        keys = [pool._key(task) for task, _, _ in self.items]
-        plan = assign(keys, [lane.name for lane in live], pool._home)
-        for lane_name, positions in plan.items():
-            self.queues[lane_name] = deque([positions] if positions else [])
-            for i in positions:
-                pool._home.setdefault(keys[i], lane_name)
-        self._dispatch()
-        while self.busy:
-            lane, positions, out, died = self.events.get()
-            self.busy.discard(lane.name)
-            if died is None:
-                for i, result in zip(positions, out):
-                    self.results[i] = result
-            else:
-                self._lost(lane, positions, died)
-            self._dispatch()
-        unfinished = [i for i, r in enumerate(self.results) if r is None]
-        if unfinished:
-            names = ", ".join(sorted({self.items[i][0].id for i in unfinished}))
-            raise PoolExhausted(
-                f"every lane of the pool has died with {len(unfinished)} of {len(self.items)} evaluations "
-                f"unfinished (tasks {names}): " + "; ".join(pool.deaths)
-            )
-        for r in self.results:
-            if isinstance(r, Exception):
-                raise r  # as Evaluator.evaluate_many does (ReferenceError: a broken task)
-        return self.results  # type: ignore[return-value]
-
-    def _dispatch(self) -> None:
-        for lane in self.pool._live():
-            todo = self.queues.get(lane.name)
-            if lane.name in self.busy or not todo:
-                continue
-            positions = todo.popleft()
-            self.busy.add(lane.name)
-            threading.Thread(
-                target=self._work, args=(lane, positions), name=f"regrapht-pool-{lane.name}", daemon=True
-            ).start()
-
-    def _work(self, lane: Lane, positions: list[int]) -> None:
-        try:
-            out = lane.call(evaluate_batch, [self.items[i] for i in positions])
-        except LaneDied as exc:
-            self.events.put((lane, positions, None, exc))
-        except BaseException as exc:  # a harness error: every item of the sublist carries it
-            self.events.put((lane, positions, [exc] * len(positions), None))
-        else:
-            self.events.put((lane, positions, out, None))
-
-    def _lost(self, lane: Lane, running: list[int], died: LaneDied) -> None:
-        self.pool.deaths.append(str(died))
-        waiting = list(self.queues.pop(lane.name, ()))
-        retry: list[list[int]] = []
-        for i in running:
-            if len(running) == 1:
-                self.alone.setdefault(i, []).append(lane.name)
-            if len(self.alone.get(i, ())) >= self.pool.give_up_after:
-                task, source, target = self.items[i]
-                self.results[i] = lost_record(task, source, target, self.alone[i])
-            else:
-                retry.append([i])  # alone from now on: a candidate that kills its lane is then found
-        self.pool.revive()  # a local lane starts again at once: a two-GPU host keeps both
-        for positions in retry + waiting:
-            self._requeue(positions, avoid=self.alone.get(positions[0], []) if len(positions) == 1 else [])
-
-    def _requeue(self, positions: list[int], avoid: Sequence[str]) -> None:
-        live = [lane for lane in self.pool._live() if lane.name not in avoid] or self.pool._live()
-        if not live:
-            return  # nothing left to run it: run() reports it as unfinished
-        lane = min(
-            live,
-            key=lambda candidate: (
-                sum(len(p) for p in self.queues.get(candidate.name, ())) + (candidate.name in self.busy),
-                self.pool.lanes.index(candidate),
-            ),
-        )
-        self.queues.setdefault(lane.name, deque()).append(positions)
 
 
 def runs_in_process(specs: Sequence[LaneSpec]) -> bool:

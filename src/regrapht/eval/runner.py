@@ -45,6 +45,8 @@ class WorkerOutcome:
     output_head: str = ""
     output_bytes: int = 0
     seconds: float = 0.0
+    # Ended by the parent as its `done` arrived (run_worker's end_at_done): its exit is reaped later.
+    ended_at_done: bool = False
 
     def last(self, event: str) -> dict[str, Any] | None:
         for message in reversed(self.messages):
@@ -107,6 +109,57 @@ def _spawn(
     return proc, read_fd
 
 
+class Exits:
+    """Workers the parent ended at their `done` message, still exiting. A worker's exit, once its
+    last message is in, is mostly its CUDA context being torn down (about 0.1 s on an H100); it
+    runs here, on a thread, beside the parent's judging of that worker, instead of holding up the
+    parent. No worker starts until every earlier one is gone (`settle`, at each start): the device
+    memory an exiting candidate held is free before the next one runs, and no two candidates' processes overlap."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._pending = 0
+        self._then: list[Callable[[], None]] = []
+
+    def reap(self, proc: subprocess.Popen) -> None:
+        """End `proc` now (SIGKILL to its group: nothing of it runs any more) and reap it in the background."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        with self._cond:
+            self._pending += 1
+        threading.Thread(target=self._wait, args=(proc,), name="regrapht-reap", daemon=True).start()
+
+    def _wait(self, proc: subprocess.Popen) -> None:
+        try:
+            _kill_group(proc)
+        finally:
+            with self._cond:
+                self._pending -= 1
+                then = self._then if self._pending == 0 else []
+                if self._pending == 0:
+                    self._then = []
+                self._cond.notify_all()
+            for fn in then:
+                with contextlib.suppress(Exception):
+                    fn()
+
+    def settle(self, timeout_s: float = 30.0) -> None:
+        """Wait until every worker ended at its `done` is gone."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._pending == 0, timeout=timeout_s)
+
+    def then(self, fn: Callable[[], None]) -> None:
+        """Call `fn` once no worker is exiting (now, where none is)."""
+        with self._cond:
+            if self._pending:
+                self._then.append(fn)
+                return
+        fn()
+
+
+EXITS = Exits()
+
+
 class SpareWorker:
     """A worker process started ahead of its job: Python and NumPy come up while the previous
     candidate runs, the CUDA context once its measurement is over (`open_context`). It loads no
@@ -149,6 +202,7 @@ def run_worker(
     spare: SpareWorker | None = None,
     module: str = "regrapht.eval.worker",
     check: Callable[[Any], dict[str, Any]] = check_message,
+    end_at_done: bool = False,
 ) -> WorkerOutcome:
     """Run one worker (`module`, whose messages `check` accepts or refuses: the protocol of the
     serial worker by default, eval/torch_protocol.py's for torch tasks). `on_message` sees each message as it arrives and may answer "stop" (the parent
@@ -158,7 +212,12 @@ def run_worker(
     A spare waits for its job beside a running candidate, and another process of the same user can
     write to its stdin. So the job carries a fresh nonce that its `hello` must echo: a spare that
     ran anything else (or died before saying hello, which no candidate code precedes) has its
-    messages withheld from `on_message`, and the job runs again in a fresh process."""
+    messages withheld from `on_message`, and the job runs again in a fresh process.
+
+    With `end_at_done`, the worker is ended (SIGKILL) as soon as its complete `done` message is in,
+    and reaped in the background (`EXITS`): its verdict needs nothing more from it. Only for workers
+    that end at once after `done` (eval/worker.py calls os._exit there)."""
+    EXITS.settle()  # no worker starts beside an earlier one that is still exiting
     nonce = secrets.token_hex(16)
     job_path.write_text(json.dumps({**job, "nonce": nonce}))
     outcome = WorkerOutcome()
@@ -179,6 +238,7 @@ def run_worker(
     # that time counts toward neither timeout.
     parent_busy = [False]
     paused_s = [0.0]
+    done_seen = threading.Event()
 
     def read_channel() -> None:
         buffer = b""
@@ -210,20 +270,26 @@ def run_worker(
                             )
                             continue
                     outcome.messages.append(message)
-                    if on_message is None or outcome.stopped_early:
-                        continue
-                    parent_busy[0] = True
-                    began = time.monotonic()
-                    try:
-                        reply = on_message(message)
-                    finally:
-                        paused_s[0] += time.monotonic() - began
-                        last_activity[0] = time.monotonic()
-                        parent_busy[0] = False
-                    if reply == "stop":
-                        outcome.stopped_early = True
-                    elif isinstance(reply, dict):
-                        _send(proc, reply)
+                    last = message.get("event") == Event.DONE and message.get("messages") == len(outcome.messages)
+                    if on_message is not None and not outcome.stopped_early:
+                        parent_busy[0] = True
+                        began = time.monotonic()
+                        try:
+                            reply = on_message(message)
+                        finally:
+                            paused_s[0] += time.monotonic() - began
+                            last_activity[0] = time.monotonic()
+                            parent_busy[0] = False
+                        if reply == "stop":
+                            outcome.stopped_early = True
+                        elif isinstance(reply, dict):
+                            _send(proc, reply)
+                    if last and end_at_done and not foreign[0]:
+                        # Its last message: whatever the process writes after it (its own threads,
+                        # in the instant before it exits) is not read, so the verdict never depends
+                        # on how soon it is killed.
+                        done_seen.set()
+                        return
         if buffer.strip():
             outcome.channel_error = outcome.channel_error or "the result channel ended mid-message"
 
@@ -237,7 +303,7 @@ def run_worker(
             outcome.output_bytes += len(chunk)
             if len(head) < OUTPUT_CAP:
                 head += chunk[: OUTPUT_CAP - len(head)]
-        outcome.output_head = head.decode(errors="replace")
+                outcome.output_head = head.decode(errors="replace")  # as it comes: a worker ended at `done` is not waited for
 
     readers = [
         threading.Thread(target=read_channel, daemon=True),
@@ -248,6 +314,9 @@ def run_worker(
 
     try:
         while proc.poll() is None and not outcome.stopped_early:
+            if end_at_done and done_seen.is_set():
+                outcome.ended_at_done = True
+                break
             now = time.monotonic()
             rss = _rss_bytes(proc.pid)
             outcome.peak_rss = max(outcome.peak_rss, rss)
@@ -272,18 +341,23 @@ def run_worker(
                     f"made no progress for {idle_timeout_s:.0f} s",
                 )
                 break
-            time.sleep(0.005 if now - start < 0.5 else 0.02)
+            done_seen.wait(0.005 if now - start < 0.5 else 0.02)
     finally:
-        _kill_group(proc)
+        if outcome.ended_at_done:
+            EXITS.reap(proc)
+        else:
+            _kill_group(proc)
     for thread in readers:
-        thread.join(timeout=5)
-    outcome.returncode = proc.returncode
+        # Ended at `done`, the channel holds everything the parent reads; the pipes close only as
+        # the process is torn down, which is what is not waited for.
+        thread.join(timeout=0.02 if outcome.ended_at_done else 5)
+    outcome.returncode = None if outcome.ended_at_done else proc.returncode
     if proc.returncode is not None and proc.returncode < 0:
         try:
             outcome.signal_name = signal.Signals(-proc.returncode).name
         except ValueError:
             outcome.signal_name = f"signal {-proc.returncode}"
-    killed_here = outcome.memory_exceeded or outcome.timed_out or outcome.stopped_early
+    killed_here = outcome.memory_exceeded or outcome.timed_out or outcome.stopped_early or outcome.ended_at_done
     if proc.returncode == -signal.SIGKILL and not killed_here:
         # A SIGKILL this process did not send, while the kernel's OOM-kill count rose: the killer,
         # which takes the process with the most memory, took the worker. (Workers keep the default
@@ -297,7 +371,9 @@ def run_worker(
     )
     outcome.seconds = time.monotonic() - start
     if foreign[0] or (from_spare and not outcome.messages):
-        return run_worker(job, job_path, idle_timeout_s, total_timeout_s, memory_limit_bytes, env, on_message)
+        return run_worker(
+            job, job_path, idle_timeout_s, total_timeout_s, memory_limit_bytes, env, on_message, end_at_done=end_at_done
+        )
     return outcome
 
 

@@ -1,0 +1,255 @@
+"""How one batch is spread over a device pool's lanes: the plan, a queue of task groups per lane, work
+sharing between lanes, and what happens to a lane's work when it dies.
+
+- **Task groups.** The plan (`assign`) gives each task's items to one lane, its home (split over
+  lanes only beyond an even share). A lane's share is a queue of groups, one per task, each run
+  through one `evaluate_batch` call (two groups in one call while more than CALL_SPARE_GROUPS stay
+  queued): a candidate is timed beside its baselines in one call, on one GPU, and a task's bench data
+  is built once, on the lane that runs its group.
+- **Ahead of each call**, the lane is sent its next groups' compiles and bench builds
+  (`lanes.warm`, `lanes.prefetch`, LOOKAHEAD groups), so that they overlap its device work as they
+  did when a lane ran its whole share in one call.
+- **Work sharing.** A lane whose queue is empty takes the last group of the busiest lane's queue
+  (the one that lane would reach last, and whose bench data it has not been asked to build ahead
+  unless its queue is short). A group is taken whole and never out of a running call, so every
+  guarantee above holds wherever it runs; the task's home moves with it, to the lane that now holds
+  its bench data. Verdicts do not depend on where a group runs (every lane has the pool's secret).
+- **Deaths.** What a dead lane was running is run again one candidate at a time, and what was
+  queued for it goes to the other lanes; a candidate that brings down `give_up_after` lanes while
+  running alone gets a runtime_error record that says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import queue
+import threading
+from collections import deque
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from regrapht.eval.lanes import Item, Lane, LaneDied, evaluate_batch, prefetch, release, warm
+from regrapht.eval.record import Evaluation
+from regrapht.tasks import Task
+
+if TYPE_CHECKING:
+    from regrapht.eval.pool import DevicePool
+
+# Groups of a lane's queue whose compiles and bench builds are started ahead of their call. More
+# overlaps more host work with device work; fewer leaves more groups that another lane can take
+# without the bench data being built twice (once ahead here, once where the group runs).
+LOOKAHEAD = 2
+# A call takes a second group from its lane's queue while more than this many would stay behind for
+# other lanes to take: with two tasks in one call, the lane's evaluator runs one task's candidates
+# while the other's bench data is still being built, instead of a worker waiting on it with its GPU.
+CALL_SPARE_GROUPS = 2
+
+
+class PoolExhausted(RuntimeError):
+    """Every lane of the pool has died; the message says which items were left unevaluated."""
+
+
+def assign(keys: Sequence[str], lanes: Sequence[str], home: dict[str, str] | None = None) -> dict[str, list[int]]:
+    """Item positions per lane. Each key's items stay on one lane (its home where it has one) unless
+    they exceed a lane's even share, ceil(items / lanes); the largest groups are placed first, each on
+    the least loaded lane. Positions within a lane keep the given order."""
+    home = home or {}
+    cap = -(-len(keys) // max(1, len(lanes)))
+    groups: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    load = {lane: 0 for lane in lanes}
+    out: dict[str, list[int]] = {lane: [] for lane in lanes}
+    for key, positions in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        rest = positions
+        preferred = home.get(key)
+        while rest:
+            if preferred in load and load[preferred] < cap:
+                lane = preferred
+            else:
+                lane = min(lanes, key=lambda name: (load[name], lanes.index(name)))
+            preferred = None
+            room = max(1, cap - load[lane])
+            out[lane] += rest[:room]
+            load[lane] += len(rest[:room])
+            rest = rest[room:]
+    return {lane: sorted(positions) for lane, positions in out.items()}
+
+
+def task_groups(positions: list[int], keys: Sequence[str]) -> list[list[int]]:
+    """A lane's positions as one group per key, in the order of each key's first item."""
+    groups: dict[str, list[int]] = {}
+    for i in positions:
+        groups.setdefault(keys[i], []).append(i)
+    return list(groups.values())
+
+
+def lost_record(task: Task, source: str, target: str, lanes: list[str]) -> Evaluation:
+    return Evaluation(
+        task_id=task.id,
+        target=target,
+        status="runtime_error",
+        message=(
+            f"the evaluator's lane died each time it ran this candidate alone ({', '.join(lanes)}): the "
+            "candidate brings down the process that runs it, and was not run again"
+        ),
+        candidate_sha256=hashlib.sha256(source.encode()).hexdigest(),
+        reward=-1.0,
+        fingerprint={"lanes_died": list(lanes)},
+    )
+
+
+class Batch:
+    """One evaluate_many: each lane runs the groups of its queue, one call at a time on a thread of
+    its own, and takes groups from the busiest lane once its own queue is empty."""
+
+    def __init__(self, pool: DevicePool, items: list[Item]) -> None:
+        self.pool = pool
+        self.items = items
+        self.keys: list[str] = []
+        self.results: list[Evaluation | Exception | None] = [None] * len(items)
+        self.queues: dict[str, deque[list[int]]] = {}
+        self.ahead: dict[str, set[str]] = {}  # lane -> keys whose builds it was sent ahead of their call
+        self.alone: dict[int, list[str]] = {}  # item -> lanes that died running it alone
+        self.events: queue.Queue[tuple[Lane, list[int], Any, LaneDied | None]] = queue.Queue()
+        self.busy: dict[str, list[int]] = {}  # lane -> the positions of its call in flight
+
+    def run(self) -> list[Evaluation]:
+        if not self.items:
+            return []
+        pool = self.pool
+        pool.revive()
+        live = pool._live()
+        if not live:
+            raise PoolExhausted("every lane of the pool has died: " + "; ".join(pool.deaths))
+        self.keys = [pool._key(task) for task, _, _ in self.items]
+        plan = assign(self.keys, [lane.name for lane in live], pool._home)
+        for lane_name, positions in plan.items():
+            self.queues[lane_name] = deque(task_groups(positions, self.keys))
+            for i in positions:
+                pool._home.setdefault(self.keys[i], lane_name)
+        self._dispatch()
+        while self.busy:
+            lane, positions, out, died = self.events.get()
+            self.busy.pop(lane.name, None)
+            if died is None:
+                for i, result in zip(positions, out):
+                    self.results[i] = result
+            else:
+                self._lost(lane, positions, died)
+            self._dispatch()
+        unfinished = [i for i, r in enumerate(self.results) if r is None]
+        if unfinished:
+            names = ", ".join(sorted({self.items[i][0].id for i in unfinished}))
+            raise PoolExhausted(
+                f"every lane of the pool has died with {len(unfinished)} of {len(self.items)} evaluations "
+                f"unfinished (tasks {names}): " + "; ".join(pool.deaths)
+            )
+        for r in self.results:
+            if isinstance(r, Exception):
+                raise r  # as Evaluator.evaluate_many does (ReferenceError: a broken task)
+        return self.results  # type: ignore[return-value]
+
+    # ---- handing out work ---------------------------------------------------------------------------
+    def _dispatch(self) -> None:
+        idle = [lane for lane in self.pool._live() if lane.name not in self.busy]
+        for lane in idle:  # own queues first: a lane takes from another only what that one cannot start now
+            todo = self.queues.get(lane.name)
+            if todo:
+                group = todo.popleft()
+                if len(todo) > CALL_SPARE_GROUPS:
+                    group = group + todo.popleft()  # two tasks: one runs while the other's bench data is built
+                self._start(lane, group)
+        for lane in idle:
+            if lane.name not in self.busy:
+                group = self._take_for(lane)
+                if group is not None:
+                    self._start(lane, group)
+
+    def _start(self, lane: Lane, positions: list[int]) -> None:
+        self._send_ahead(lane)
+        self.busy[lane.name] = positions
+        threading.Thread(
+            target=self._work, args=(lane, positions), name=f"regrapht-pool-{lane.name}", daemon=True
+        ).start()
+
+    def _send_ahead(self, lane: Lane) -> None:
+        """The compiles and bench builds of the lane's next LOOKAHEAD groups, posted before its call
+        (a lane reads its messages in order: they start as the call does, and run beside it)."""
+        sent = self.ahead.setdefault(lane.name, set())
+        upcoming = [g for g in list(self.queues.get(lane.name, ()))[:LOOKAHEAD] if self.keys[g[0]] not in sent]
+        if not upcoming:
+            return
+        items = [self.items[i] for group in upcoming for i in group]
+        tasks = list({self.keys[g[0]]: self.items[g[0]][0] for g in upcoming}.values())
+        sent.update(self.keys[g[0]] for g in upcoming)
+        lane.post(warm, items)
+        lane.post(prefetch, tasks, self.pool.config.reference_threads)
+
+    def _take_for(self, thief: Lane) -> list[int] | None:
+        """The group an idle lane takes: the last of the queue with the most items waiting, among
+        groups the thief may run (not a candidate that already brought the thief down)."""
+        victims = sorted(
+            (name for name, todo in self.queues.items() if todo and name != thief.name),
+            key=lambda name: -sum(len(g) for g in self.queues[name]),
+        )
+        for name in victims:
+            todo = self.queues[name]
+            for group in reversed(todo):
+                if any(thief.name in self.alone.get(i, ()) for i in group):
+                    continue
+                todo.remove(group)
+                key = self.keys[group[0]]
+                task = self.items[group[0]][0]
+                self.pool.taken.append((thief.name, name, task.id))
+                self.pool._home[key] = thief.name  # where its bench data will be from now on
+                victim = self.pool._lane(name)
+                still_there = any(self.keys[g[0]] == key for g in todo) or any(
+                    self.keys[i] == key for i in self.busy.get(name, ())
+                )
+                if victim is not None and key in self.ahead.get(name, set()) and not still_there:
+                    self.ahead[name].discard(key)
+                    victim.post(release, task)  # built ahead there for nothing: dropped once built
+                return group
+        return None
+
+    def _work(self, lane: Lane, positions: list[int]) -> None:
+        try:
+            out = lane.call(evaluate_batch, [self.items[i] for i in positions])
+        except LaneDied as exc:
+            self.events.put((lane, positions, None, exc))
+        except BaseException as exc:  # a harness error: every item of the group carries it
+            self.events.put((lane, positions, [exc] * len(positions), None))
+        else:
+            self.events.put((lane, positions, out, None))
+
+    # ---- deaths ---------------------------------------------------------------------------------------
+    def _lost(self, lane: Lane, running: list[int], died: LaneDied) -> None:
+        self.pool.deaths.append(str(died))
+        waiting = list(self.queues.pop(lane.name, ()))
+        self.ahead.pop(lane.name, None)  # a lane started again has built nothing
+        retry: list[list[int]] = []
+        for i in running:
+            if len(running) == 1:
+                self.alone.setdefault(i, []).append(lane.name)
+            if len(self.alone.get(i, ())) >= self.pool.give_up_after:
+                task, source, target = self.items[i]
+                self.results[i] = lost_record(task, source, target, self.alone[i])
+            else:
+                retry.append([i])  # alone from now on: a candidate that kills its lane is then found
+        self.pool.revive()  # a local lane starts again at once: a two-GPU host keeps both
+        for positions in retry + waiting:
+            self._requeue(positions, avoid=self.alone.get(positions[0], []) if len(positions) == 1 else [])
+
+    def _requeue(self, positions: list[int], avoid: Sequence[str]) -> None:
+        live = [lane for lane in self.pool._live() if lane.name not in avoid] or self.pool._live()
+        if not live:
+            return  # nothing left to run it: run() reports it as unfinished
+        lane = min(
+            live,
+            key=lambda candidate: (
+                sum(len(p) for p in self.queues.get(candidate.name, ())) + (candidate.name in self.busy),
+                self.pool.lanes.index(candidate),
+            ),
+        )
+        self.queues.setdefault(lane.name, deque()).append(positions)

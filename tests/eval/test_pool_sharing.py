@@ -1,0 +1,166 @@
+"""Work sharing between a pool's lanes: an idle lane takes whole task groups another lane has not
+started, a task's items stay in one call on one lane, the task's home moves with its group, the lane
+that was sent the group's builds ahead is told to drop them, and nothing is lost when a lane that
+took a group dies. Fake lanes stand in for the lane processes (their calls sleep as long as the
+task's candidates would take); the last test runs real lanes on the cpu target."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass
+
+import pytest
+
+from regrapht.eval import Evaluation, Evaluator
+from regrapht.eval.devices import lanes_for
+from regrapht.eval.lanes import LaneDied
+from regrapht.eval.pool import DevicePool, pool_config
+from regrapht.eval.spread import CALL_SPARE_GROUPS, LOOKAHEAD, task_groups
+from regrapht.tasks import load_task
+from tests.eval.conftest import HERE, candidate, quick_config
+
+
+@dataclass(frozen=True)
+class FakeTask:
+    id: str
+    seconds: float  # per candidate
+
+    @property
+    def instance_key(self) -> str:
+        return self.id
+
+    def content_hash(self) -> str:
+        return hashlib.sha1(self.id.encode()).hexdigest()
+
+
+class TimedLane:
+    """A lane whose calls take `seconds` per candidate; it records its calls and its posts, and dies
+    (once) in a call that holds a task of `dies_on`."""
+
+    def __init__(self, name: str, log: list, dies_on: frozenset[str] = frozenset()) -> None:
+        self.name, self.log, self.dies_on, self.alive = name, log, set(dies_on), True
+        self.lock = threading.Lock()
+
+    def call(self, fn, items):
+        with self.lock:
+            self.log.append(("call", self.name, [task.id for task, _, _ in items]))
+        if not self.alive or any(task.id in self.dies_on for task, _, _ in items):
+            self.alive = False
+            raise LaneDied(f"lane {self.name}: killed")
+        time.sleep(sum(task.seconds for task, _, _ in items))
+        return [
+            Evaluation(task.id, target, "correct", "", hashlib.sha256(source.encode()).hexdigest(),
+                       fingerprint={"lane": self.name})
+            for task, source, target in items
+        ]
+
+    def post(self, fn, *args):
+        with self.lock:
+            what = args[0]
+            ids = sorted({(x[0] if isinstance(x, tuple) else x).id for x in (what if isinstance(what, list) else [what])})
+            self.log.append((fn.__name__, self.name, ids))
+
+    def close(self):
+        pass
+
+
+def _batch(tasks, per_task=2):
+    return [(task, f"candidate {k} of {task.id}", "cpu") for task in tasks for k in range(per_task)]
+
+
+def _slow_lane_zero():
+    # The plan alternates equal groups between the lanes: t0, t2, t4 on l0 (slow), the rest on l1.
+    return [FakeTask(f"t{i}", 0.5 if i % 2 == 0 else 0.005) for i in range(6)]
+
+
+def test_task_groups_keep_each_tasks_items_together_in_order():
+    keys = ["a", "b", "a", "c", "b"]
+    assert task_groups([0, 1, 2, 3, 4], keys) == [[0, 2], [1, 4], [3]]
+    assert task_groups([4, 3], keys) == [[4], [3]]
+
+
+def test_an_idle_lane_takes_the_last_group_of_a_busy_one():
+    tasks = _slow_lane_zero()
+    log: list = []
+    lanes = [TimedLane(f"l{i}", log) for i in range(2)]
+    pool = DevicePool(pool_config(None, 2), lanes)
+    items = _batch(tasks)
+    results = pool.evaluate_many(items)
+    assert [(r.task_id, r.candidate_sha256) for r in results] == [
+        (task.id, hashlib.sha256(source.encode()).hexdigest()) for task, source, _ in items
+    ]
+    calls = [(lane, ids) for kind, lane, ids in log if kind == "call"]
+    # One call per task group: a candidate and its task's other candidates never straddle lanes.
+    assert sorted(tuple(ids) for _, ids in calls) == sorted((t.id, t.id) for t in tasks)
+    where = {ids[0]: lane for lane, ids in calls}
+    assert where["t4"] == "l1"  # the last group of the slow lane, taken by the idle one
+    assert pool.taken == [("l1", "l0", "t4")]
+    assert where["t0"] == "l0" and where["t2"] == "l0"
+    assert {r.fingerprint["lane"] for r in results if r.task_id == "t4"} == {"l1"}
+    # l0 was sent its next groups' compiles and builds ahead; told to drop t4's once it was taken.
+    assert ("warm", "l0", ["t2", "t4"]) in log and ("prefetch", "l0", ["t2", "t4"]) in log
+    assert ("release", "l0", ["t4"]) in log
+    # The task's home moved with its group: the next batch sends it where its bench data is.
+    again = pool.evaluate_many(_batch([tasks[4], tasks[1]], 1))
+    assert [r.fingerprint["lane"] for r in again] == ["l1", "l0"]
+
+
+def test_sharing_shortens_a_batch_whose_slow_tasks_share_a_lane():
+    tasks = _slow_lane_zero()
+    lanes = [TimedLane(f"l{i}", []) for i in range(2)]
+    pool = DevicePool(pool_config(None, 2), lanes)
+    began = time.perf_counter()
+    pool.evaluate_many(_batch(tasks))
+    wall = time.perf_counter() - began
+    # Without sharing l0 runs three slow groups (3 s); with it, two (2 s) while l1 runs the third.
+    assert wall < 2.8
+
+
+def test_a_lanes_next_groups_are_sent_ahead_once_and_calls_pair_groups_while_enough_stay_queued():
+    tasks = [FakeTask(f"t{i}", 0.005) for i in range(8)]
+    log: list = []
+    pool = DevicePool(pool_config(None, 1), [TimedLane("l0", log)])
+    pool.evaluate_many(_batch(tasks, 1))
+    calls = [ids for kind, _, ids in log if kind == "call"]
+    # Two tasks a call while more than CALL_SPARE_GROUPS stay queued, then one.
+    assert calls == [["t0", "t1"], ["t2", "t3"], ["t4", "t5"], ["t6"], ["t7"]]
+    assert CALL_SPARE_GROUPS == 2
+    warmed = [ids for kind, _, ids in log if kind == "warm"]
+    assert all(len(ids) <= LOOKAHEAD for ids in warmed)
+    assert sorted(i for ids in warmed for i in ids) == [t.id for t in tasks[2:]]  # each sent once
+    for task in tasks[2:]:  # and before its call
+        sent = next(k for k, entry in enumerate(log) if entry[0] == "warm" and task.id in entry[2])
+        ran = next(k for k, entry in enumerate(log) if entry[0] == "call" and task.id in entry[2])
+        assert sent < ran
+
+
+def test_a_lane_that_dies_running_a_taken_group_loses_nothing():
+    tasks = _slow_lane_zero()
+    log: list = []
+    lanes = [TimedLane("l0", log), TimedLane("l1", log, dies_on=frozenset({"t4"}))]
+    pool = DevicePool(pool_config(None, 2), lanes)
+    results = pool.evaluate_many(_batch(tasks))
+    assert all(r.status == "correct" for r in results) and len(results) == 12
+    assert len(pool.deaths) == 1 and "l1" in pool.deaths[0]
+    # t4's candidates, lost with l1, ran again on l0 one at a time.
+    assert [ids for kind, lane, ids in log if kind == "call" and lane == "l0" and "t4" in ids] == [["t4"], ["t4"]]
+    assert {r.fingerprint["lane"] for r in results if r.task_id == "t4"} == {"l0"}
+
+
+@pytest.mark.slow
+def test_real_lanes_share_work_and_give_the_verdicts_of_one_evaluator(build_cache):
+    """Four task groups over two cpu lanes (every test task that builds on the cpu target): whatever
+    lane runs a group, the verdicts are those of one evaluator, and each task's records name one lane."""
+    tasks = [load_task(HERE / "tasks" / name) for name in ("vec_scale", "vec_scale_host", "sin_series", "argmax_any")]
+    config = quick_config(build_cache, timing=False, static_screen=False, symbol_screen=False)
+    items = [(task, candidate("wrong.cpp") if task.id.startswith("vec") else task.serial_source(), "cpu")
+             for task in tasks for _ in range(2)]
+    with Evaluator(config) as one:
+        alone = one.evaluate_many(items)
+    with DevicePool.local(config, lanes_for("cpu", None, 2)) as pool:
+        spread = pool.evaluate_many(items)
+    assert [r.verdict_signature() for r in spread] == [r.verdict_signature() for r in alone]
+    for task in tasks:
+        assert len({r.fingerprint["lane"] for r in spread if r.task_id == task.id}) == 1

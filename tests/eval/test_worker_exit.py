@@ -1,0 +1,74 @@
+"""A worker ended at its `done` message: the parent returns without waiting for its exit (on a GPU,
+mostly the CUDA context's teardown), reads nothing it writes after `done`, and starts no other worker
+until it is gone."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from regrapht.eval.runner import EXITS, run_worker
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(tmp_path: Path, name: str, linger: float, end_at_done: bool):
+    job = tmp_path / f"{name}.json"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    began = time.monotonic()
+    outcome = run_worker(
+        {"linger": linger}, job, 20.0, 60.0, 1 << 30, env=env,
+        module="tests.eval.slow_exit_worker", check=lambda message: message, end_at_done=end_at_done,
+    )
+    return outcome, time.monotonic() - began
+
+
+def test_a_worker_ended_at_done_is_not_waited_for_and_its_late_writes_are_not_read(tmp_path):
+    outcome, seconds = _run(tmp_path, "early", 3.0, end_at_done=True)
+    assert outcome.ended_at_done and outcome.complete and outcome.channel_error is None
+    assert outcome.returncode is None and outcome.signal_name is None and not outcome.oom_killed
+    assert seconds < 2.5  # not the 3 s its exit takes
+    EXITS.settle()
+
+
+def test_waiting_for_the_exit_gives_the_same_verdict_fields(tmp_path):
+    # Without end_at_done the parent reads on: the line written after `done` corrupts the channel.
+    outcome, seconds = _run(tmp_path, "late", 0.4, end_at_done=False)
+    assert not outcome.ended_at_done and seconds >= 0.4
+    assert outcome.channel_error is not None and "after done" in outcome.channel_error
+
+
+class SlowTeardown:
+    """A process whose reaping takes `seconds` after its kill, as a GPU process's does while the driver
+    tears down its context (a user-space sleep dies with SIGKILL at once, so it cannot stand in)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.proc = subprocess.Popen(["sleep", "30"], start_new_session=True)
+        self.pid, self.seconds, self.reaped_at = self.proc.pid, seconds, None
+
+    def wait(self, timeout=None):
+        time.sleep(self.seconds)
+        code = self.proc.wait(timeout)
+        self.reaped_at = time.monotonic()
+        return code
+
+    def kill(self):
+        self.proc.kill()
+
+
+def test_no_worker_starts_while_one_ended_at_done_is_still_exiting(tmp_path):
+    exiting = SlowTeardown(1.0)
+    EXITS.reap(exiting)
+    opened: list[float] = []
+    EXITS.then(lambda: opened.append(time.monotonic()))  # what the spare's context waits for
+    began = time.monotonic()
+    second, _ = _run(tmp_path, "second", 0.0, end_at_done=True)
+    assert exiting.reaped_at is not None and exiting.reaped_at - began >= 0.9
+    # CLOCK_MONOTONIC is one clock for every process of the machine
+    assert second.complete and second.last("hello")["at"] >= exiting.reaped_at
+    assert opened and opened[0] >= exiting.reaped_at - 1e-3
+    EXITS.settle()
+    EXITS.then(lambda: opened.append(-1.0))  # nothing exiting: at once
+    assert opened[-1] == -1.0
