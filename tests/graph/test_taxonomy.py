@@ -85,7 +85,7 @@ def test_lexical_resolution(raw: str, target: str, expected: str) -> None:
 
 def test_unknown_names_do_not_resolve() -> None:
     tax = default_taxonomy()
-    for raw in ("loop fission", "dynamic parallelism", "Kahan summation", ""):
+    for raw in ("loop fission", "dynamic parallelism", "loop peeling", ""):
         assert tax.resolve(raw, "cuda") is None
 
 
