@@ -29,7 +29,7 @@ def test_refuses_to_serve_beyond_loopback_without_a_token() -> None:
 
 
 def test_refuses_a_baseline_the_torch_tasks_do_not_offer() -> None:
-    result = CliRunner().invoke(app, ["serve", "--kind", "torch", "--target", "cpu"])  # baseline: serial
+    result = CliRunner().invoke(app, ["serve", "--kind", "torch", "--target", "cpu", "--baseline", "serial"])
     assert result.exit_code == 2 and "(torch) has no 'serial' baseline" in result.output
     result = CliRunner().invoke(app, ["serve", "--kind", "torch", "--baseline", "eager", "--torch-language", "triton",
                                       "--target", "cpu"])  # fmt: skip

@@ -33,8 +33,9 @@ def serve_command(
                              "when no --task is given."),
     target: str = typer.Option("cuda", help="cuda or cpu: what candidates are compiled for."),
     reward: str = typer.Option("hierarchical", help="The reward (docs/rl.md)."),
-    baseline: str = typer.Option("serial", help="What speedups divide: serial or naive (serial-cpp tasks); eager, "
-                                 "compile, max-autotune or cudagraph (torch tasks)."),
+    baseline: str = typer.Option(None, help="What speedups divide: serial or naive (serial-cpp tasks); eager, "
+                                 "compile, max-autotune or cudagraph (torch tasks). Default: serial, or eager "
+                                 "for torch tasks."),
     torch_language: str = typer.Option("any", help="Torch tasks on cuda: what prompts ask for (any, cuda, triton)."),
     seed: int = typer.Option(0, help="The seed of the problem draws."),
     train_variants: int = typer.Option(16, min=1, help="Training variants per task."),
@@ -71,6 +72,8 @@ def serve_command(
             tasks = [find_task(t) for t in task]
         else:
             tasks = load_torch_suite(split="train") if kind == "torch" else [t for t in load_suite() if t.split == "train"]
+        if baseline is None:
+            baseline = "eager" if all(getattr(t, "kind", None) == "torch" for t in tasks) else "serial"
         config = EnvConfig(
             target=target,
             reward=RewardConfig(reward, baseline),

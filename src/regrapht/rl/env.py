@@ -219,15 +219,14 @@ class RewardEnv:
         ]
         evaluations = iter(self._evaluate(items) if items else [])
         results = []
-        for (problem, _), group in zip(groups, parsed):
+        baseline = self.config.reward.baseline
+        for (problem, _), group, skips in zip(groups, parsed, unscored):
             evs = [next(evaluations) if code is not None else None for code, _, _ in group]
             evidence = [
-                rewards.evidence_of(ev, self.config.reward.baseline, info, message)
-                for ev, (_, info, message) in zip(evs, group)
-            ]
-            for i, e in enumerate(evidence):
-                if unscored[len(results)][i]:
-                    evidence[i] = rewards.Evidence(NO_DEVICE, NO_DEVICE_MESSAGE, self.config.reward.baseline, parse=e.parse)
+                rewards.Evidence(NO_DEVICE, NO_DEVICE_MESSAGE, baseline, parse=info) if skip
+                else rewards.evidence_of(ev, baseline, info, message)
+                for ev, (_, info, message), skip in zip(evs, group, skips)
+            ]  # fmt: skip
             scored = rewards.score(evidence, self.config.reward)
             out = [StepResult(problem.id, r, ev, code) for r, ev, (code, _, _) in zip(scored, evs, group)]
             for r in out:
