@@ -154,6 +154,7 @@ def torch_eval():
         yield ev
 
 
+@pytest.mark.slow  # four torch workers (each imports torch), a reference and timing: some 45 s on 2 cores
 def test_torch_candidates_scored_on_the_cpu_target(torch_eval) -> None:
     buffer = ReplayBuffer()
     env = RewardEnv([find_task("relu")], torch_eval,

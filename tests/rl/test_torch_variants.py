@@ -4,12 +4,13 @@ dtypes, and the tolerance and roofline a drawn dtype brings."""
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from regrapht.rl import ProblemSampler
-from regrapht.tasks import find_task
+from regrapht.tasks import find_task, torch_schema
 from regrapht.tasks.torch_task import TorchTaskError, load_torch_task
 from regrapht.tasks.variants import draw
 
@@ -98,3 +99,17 @@ def test_bad_sections_name_the_field(tmp_path: Path, section: str, message: str)
     with pytest.raises(TorchTaskError, match="task.toml: ") as caught:
         load_torch_task(_relu_with(tmp_path, section))
     assert message in str(caught.value)
+
+
+def test_the_importer_schema_checks_variants_too(tmp_path: Path) -> None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    folder = _relu_with(tmp_path, '[[variants.dtypes]]\ndtype = "int8"\nrtol = 0\natol = 0\n')
+    data = tomllib.loads((folder / "task.toml").read_text())
+    reference = (folder / "reference.py").read_text()
+    assert any("variants.dtypes[0].dtype: 'int8'" in p for p in torch_schema.check(data, reference))
+    shipped = tomllib.loads((RELU / "task.toml").read_text())
+    assert torch_schema.check(shipped, (RELU / "reference.py").read_text()) == []
