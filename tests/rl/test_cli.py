@@ -1,4 +1,5 @@
-"""`regrapht rl serve` as a user runs it: refused where unsafe; served, called and stopped with Ctrl-C."""
+"""`regrapht serve` (and its other name, `regrapht rl serve`) as a user runs it: refused where unsafe or
+mismatched; served, called and stopped with Ctrl-C."""
 
 from __future__ import annotations
 
@@ -23,8 +24,18 @@ def test_refuses_to_serve_beyond_loopback_without_a_token() -> None:
     result = CliRunner().invoke(app, ["rl", "serve", "--task", str(EVAL_TASKS / "vec_scale"), "--host", "0.0.0.0"],
                                 env={"REGRAPHT_RL_TOKEN": ""})
     assert result.exit_code == 2 and "refusing to serve on '0.0.0.0' without a token" in result.output
-    result = CliRunner().invoke(app, ["rl", "serve", "--task", "no_such_task"])
+    result = CliRunner().invoke(app, ["serve", "--task", "no_such_task"])
     assert result.exit_code == 2 and "no shipped task with that id" in result.output
+
+
+def test_refuses_a_baseline_the_torch_tasks_do_not_offer() -> None:
+    result = CliRunner().invoke(app, ["serve", "--kind", "torch", "--target", "cpu", "--baseline", "serial"])
+    assert result.exit_code == 2 and "(torch) has no 'serial' baseline" in result.output
+    result = CliRunner().invoke(app, ["serve", "--kind", "torch", "--baseline", "eager", "--torch-language", "triton",
+                                      "--target", "cpu"])  # fmt: skip
+    assert result.exit_code == 2 and "Triton kernels need the cuda target" in result.output
+    result = CliRunner().invoke(app, ["serve", "--kind", "rust"])
+    assert result.exit_code == 2 and "unknown kind 'rust'" in result.output
 
 
 def _free_port() -> int:
@@ -36,7 +47,7 @@ def _free_port() -> int:
 def test_serves_scores_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}", "REGRAPHT_RL_TOKEN": "k" * 20}
-    command = [sys.executable, "-m", "regrapht.cli", "rl", "serve", "--task", str(EVAL_TASKS / "vec_scale"),
+    command = [sys.executable, "-m", "regrapht.cli", "serve", "--task", str(EVAL_TASKS / "vec_scale"),
                "--target", "cpu", "--reward", "correctness", "--port", str(port), "--replay", str(tmp_path / "r.sqlite")]
     server = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
     try:

@@ -71,3 +71,31 @@ def test_grpo_trainer_runs_two_steps_on_the_environment(env, tmp_path: Path) -> 
     assert all(r["status"] in ("parse_error", "compile_error") for h in reward.history for r in h)
     logged = [entry for entry in trainer.state.log_history if "loss" in entry]
     assert len(logged) == 2 and all(e["rewards/regrapht_reward/mean"] == -1.0 for e in logged)
+
+
+def test_ci_installs_the_trl_extra_and_keeps_the_cpu_torch() -> None:
+    """The GRPOTrainer test above skips without trl: CI must install the extra, and must not let it
+    (through accelerate's plain `torch` requirement) replace the pinned CPU build."""
+    import re
+    import shlex
+
+    ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text()
+    pinned = re.search(r"pip install -q (torch==[\d.]+)\n", ci)
+    assert pinned, "CI installs the CPU torch build, pinned, before any extra"
+    [editable] = [shlex.split(line) for line in ci.splitlines() if "pip install" in line and " -e " in line]
+    extras = re.search(r"\[(.*)\]", editable[editable.index("-e") + 1]).group(1).split(",")
+    assert "trl" in extras and pinned.group(1) in editable, editable
+    assert "torch.version.cuda is None" in ci
+
+
+def test_an_unjudged_completion_is_none_for_trl() -> None:
+    """No GPU for a cuda-target torch task: TRL gets None (it leaves the sample out), not a 0 that
+    measured nothing; a completion without code is still judged."""
+    from regrapht.tasks import find_task
+    from tests.rl.test_torch_env import RELU_EXAMPLES, RecordingScorer, py
+
+    env = RewardEnv([find_task("relu")], RecordingScorer(0), EnvConfig(target="cuda", reward=RewardConfig(baseline="eager")))
+    pid = env.sampler.sample(0).id
+    values = GRPOReward(env)(prompts=["p", "p"], completions=[py(RELU_EXAMPLES / "triton_relu.py"), "no code"],
+                             problem=[pid, pid])  # fmt: skip
+    assert values == [None, -1.0]

@@ -1,4 +1,4 @@
-"""`regrapht rl serve`: the reward service over HTTP."""
+"""`regrapht serve` (also `regrapht rl serve`): the reward service over HTTP."""
 
 from __future__ import annotations
 
@@ -9,22 +9,34 @@ import typer
 
 from regrapht.eval import EvalConfig, Evaluator, TimingConfig
 from regrapht.tasks import TaskError, find_task, load_suite
+from regrapht.tasks.torch_task import load_torch_suite
 
 rl_app = typer.Typer(help="The RL environment: a reward service for trainers.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
     app.add_typer(rl_app, name="rl")
+    # The issue's name for it; `regrapht rl serve` is the same command.
+    app.command("serve", help=(serve_command.__doc__ or "").replace("regrapht rl serve", "regrapht serve"))(serve_command)
+
+
+TORCH_BASELINES = ("eager", "compile", "max-autotune", "cudagraph")
 
 
 @rl_app.command("serve")
 def serve_command(
     task: list[str] = typer.Option(
-        None, "--task", help="A task id or folder; repeat for several. Default: the shipped train split."
+        None, "--task", help="A task id or folder (serial-cpp or torch); repeat for several. Default: the "
+        "shipped train split of --kind."
     ),
+    kind: str = typer.Option("serial-cpp", help="serial-cpp or torch: the suite whose train split is served "
+                             "when no --task is given."),
     target: str = typer.Option("cuda", help="cuda or cpu: what candidates are compiled for."),
     reward: str = typer.Option("hierarchical", help="The reward (docs/rl.md)."),
-    baseline: str = typer.Option("serial", help="What speedups divide: serial or naive."),
+    baseline: str = typer.Option(None, help="What speedups divide: serial or naive (serial-cpp tasks); eager, "
+                                 "compile, max-autotune or cudagraph (torch tasks). Default: serial, or eager "
+                                 "for torch tasks."),
+    torch_language: str = typer.Option("any", help="Torch tasks on cuda: what prompts ask for (any, cuda, triton)."),
     seed: int = typer.Option(0, help="The seed of the problem draws."),
     train_variants: int = typer.Option(16, min=1, help="Training variants per task."),
     heldout_variants: int = typer.Option(4, min=0, help="Held-out variants per task."),
@@ -44,15 +56,24 @@ def serve_command(
     The token comes from the REGRAPHT_RL_TOKEN environment variable, never the command line. Stop
     with Ctrl-C: queued requests are answered, or refused with a status.
 
-    Example:
+    Examples:
 
         regrapht rl serve --task saxpy --target cpu --port 8765
+
+        regrapht rl serve --kind torch --baseline compile --port 8765
     """
     from regrapht.rl import EnvConfig, ReplayBuffer, RewardConfig, RewardConfigError, RewardEnv
     from regrapht.rl.service import RewardService, ServiceConfig, ServiceConfigError
 
     try:
-        tasks = [find_task(t) for t in task] if task else [t for t in load_suite() if t.split == "train"]
+        if kind not in ("serial-cpp", "torch"):
+            raise ValueError(f"unknown kind {kind!r} (known: serial-cpp, torch)")
+        if task:
+            tasks = [find_task(t) for t in task]
+        else:
+            tasks = load_torch_suite(split="train") if kind == "torch" else [t for t in load_suite() if t.split == "train"]
+        if baseline is None:
+            baseline = "eager" if all(getattr(t, "kind", None) == "torch" for t in tasks) else "serial"
         config = EnvConfig(
             target=target,
             reward=RewardConfig(reward, baseline),
@@ -60,6 +81,7 @@ def serve_command(
             train_variants=train_variants,
             heldout_variants=heldout_variants,
             contrastive=replay is not None,
+            torch_language=torch_language,
         )
         service_config = ServiceConfig(
             host=host, port=port, token=os.environ.get("REGRAPHT_RL_TOKEN") or None,
@@ -68,8 +90,10 @@ def serve_command(
     except (TaskError, FileNotFoundError, RewardConfigError, ServiceConfigError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    # A torch baseline other than eager is timed only when asked for (torch.compile costs its setup).
+    torch_baselines = ("eager", baseline) if baseline in TORCH_BASELINES else None
     evaluator = Evaluator(EvalConfig(
-        timing=config.reward.needs_timing, timing_config=TimingConfig(budget_s=budget)
+        timing=config.reward.needs_timing, timing_config=TimingConfig(budget_s=budget), torch_baselines=torch_baselines,
     ))
     buffer = ReplayBuffer(replay) if replay else None
     try:

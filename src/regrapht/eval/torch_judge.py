@@ -98,7 +98,8 @@ class TorchJudge:
                   cases: list[dict[str, Any]] | None = None) -> _Reference:  # fmt: skip
         """The task's cases drawn and their float64 outputs computed, once per task and target
         (`cases`: others than the test cases, for `tasks check`; not kept)."""
-        key = (str(task.root), target)
+        # An RL variant shares its task's folder but not its id (which seeds the cases) or its dtype.
+        key = (task.instance_key, target)
         if key in self._refs and cases is None:
             return self._refs[key]
         folder = self._fresh_dir(f"ref-{task.id}-{target}")

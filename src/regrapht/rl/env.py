@@ -15,18 +15,22 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from regrapht.eval.record import Evaluation
-from regrapht.llm.parse import extract_code
+from regrapht.llm.parse import ExtractedCode, ParseFailure, extract_code
 from regrapht.llm.templates import TemplateLibrary
+from regrapht.llm.torch_parse import extract_torch_code
 from regrapht.rl import rewards
 from regrapht.rl.audit import IntegrityAudit
 from regrapht.rl.problems import Problem, ProblemSampler
 from regrapht.rl.replay import Entry, ReplayBuffer
-from regrapht.rl.rewards import Evidence, Reward, RewardConfig, RewardConfigError
+from regrapht.rl.rewards import NO_DEVICE, Evidence, Reward, RewardConfig, RewardConfigError
 from regrapht.tasks.model import Task
 
 TARGETS = ("cuda", "cpu")
-# The baselines each task kind's records carry (torch tasks: once that kind exists).
-KIND_BASELINES = {"serial-cpp": ("serial", "naive"), "torch": ("eager", "compile")}
+# The baselines each task kind's records carry: the torch judge times eager on both targets, and
+# torch.compile, max-autotune (no CUDA graphs) and CUDA-graph eager on cuda (eval/torch_judge.py).
+KIND_BASELINES = {"serial-cpp": ("serial", "naive"), "torch": ("eager", "compile", "max-autotune", "cudagraph")}
+# What a torch prompt asks for on the cuda target (the cpu target always asks for C++).
+TORCH_LANGUAGES = ("any", "cuda", "triton")
 
 
 class Scorer(Protocol):
@@ -45,12 +49,17 @@ class EnvConfig:
     # A completion longer than this is not parsed: it scores as a parse error ("too_long").
     max_completion_chars: int = 200_000
     template_dirs: tuple[str, ...] = ()
+    torch_language: str = "any"  # torch tasks on cuda: what the prompt asks for (TORCH_LANGUAGES)
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
             raise ValueError(f"unknown target {self.target!r} (known: {', '.join(TARGETS)})")
         if self.reward.baseline == "naive" and self.target != "cuda":
             raise RewardConfigError("the naive baseline is timed on the cuda target only; use serial")
+        if self.torch_language not in TORCH_LANGUAGES:
+            raise ValueError(f"unknown torch_language {self.torch_language!r} (known: {', '.join(TORCH_LANGUAGES)})")
+        if self.torch_language == "triton" and self.target == "cpu":
+            raise ValueError("Triton kernels need the cuda target; on cpu, torch prompts ask for C++ (load_inline)")
         if self.exemplars < 2 or self.max_completion_chars < 1:
             raise ValueError("exemplars must be at least 2 and max_completion_chars positive")
 
@@ -102,6 +111,13 @@ class RewardEnv:
                     f"task {task.id} ({kind}) has no {self.config.reward.baseline!r} baseline "
                     f"(it offers {', '.join(offered) or 'none'})"
                 )
+            if kind == "torch":
+                timed = torch_baselines(scorer, self.config.target)
+                if self.config.reward.baseline not in timed:
+                    raise RewardConfigError(
+                        f"torch task {task.id}: the evaluator times {', '.join(timed)} on the {self.config.target} "
+                        f"target, not {self.config.reward.baseline!r} (set EvalConfig.torch_baselines, or choose one of those)"
+                    )
         if self.config.reward.needs_timing and getattr(getattr(scorer, "config", None), "timing", True) is False:
             raise RewardConfigError(
                 f"reward {self.config.reward.name!r} needs timing, but the evaluator's timing is off; "
@@ -115,6 +131,7 @@ class RewardEnv:
         self.episodes = 0
         self.current: Episode | None = None
         self._scorer_lock = None if getattr(scorer, "thread_safe", False) else threading.Lock()
+        self._cuda: bool | None = None  # whether torch candidates can run on cuda (asked once)
 
     # ---- prompts -------------------------------------------------------------------------------
     def reset(self, episode: int | None = None) -> Episode:
@@ -126,6 +143,8 @@ class RewardEnv:
 
     def episode(self, problem: Problem) -> Episode:
         """The prompt for a problem: contrastive once the buffer holds two scored completions of its task."""
+        if getattr(problem.task, "kind", None) == "torch":
+            return self._torch_episode(problem)
         task = problem.task
         view = {
             "name": task.id,
@@ -150,6 +169,27 @@ class RewardEnv:
             messages = template.render(**common)
         return Episode(problem, [dict(m) for m in messages], template.id)
 
+    def _torch_episode(self, problem: Problem) -> Episode:
+        task = problem.variant.task  # the variant's dtype and sizes
+        view = {
+            "name": problem.task.id, "title": task.title, "description": task.description,
+            "reference": task.reference_path.read_text(), "dtype": task.dtype,
+            "test_sizes": [dict(s) for s in task.test_sizes],
+        }  # fmt: skip
+        common = {"task": view, "target": self.config.target, "language": self.config.torch_language,
+                  "sizes": task.bench_for(self.config.target)}  # fmt: skip
+        shown = []
+        if self.config.contrastive and self.replay is not None:
+            shown = self.replay.exemplars(problem.task.id, self.config.exemplars)
+        if len(shown) >= 2:
+            template = self.templates.get("rl_torch_contrastive")
+            messages = template.render(**common, baseline=rewards.BASELINE_SOURCES[self.config.reward.baseline],
+                                       exemplars=[e.to_dict() for e in shown])  # fmt: skip
+        else:
+            template = self.templates.get("rl_torch_task")
+            messages = template.render(**common)
+        return Episode(problem, [dict(m) for m in messages], template.id)
+
     # ---- scoring -------------------------------------------------------------------------------
     def step(self, completion: str) -> StepResult:
         if self.current is None:
@@ -166,6 +206,11 @@ class RewardEnv:
     def score_groups(self, groups: Sequence[tuple[Problem, Sequence[str]]]) -> list[list[StepResult]]:
         """Score several groups in one evaluator batch; each group's rewards see only that group."""
         parsed = [[self._extract(problem, c) for c in completions] for problem, completions in groups]
+        unscored = [[code is not None and self._needs_missing_gpu(problem) for code, _, _ in group]
+                    for (problem, _), group in zip(groups, parsed)]  # fmt: skip
+        parsed = [[(None, {**info, "code_chars": len(code)}, "") if skip else (code, info, message)
+                   for (code, info, message), skip in zip(group, skips)]
+                  for group, skips in zip(parsed, unscored)]  # fmt: skip
         items = [
             (problem.variant.task, code, self.config.target)
             for (problem, _), group in zip(groups, parsed)
@@ -174,12 +219,14 @@ class RewardEnv:
         ]
         evaluations = iter(self._evaluate(items) if items else [])
         results = []
-        for (problem, _), group in zip(groups, parsed):
+        baseline = self.config.reward.baseline
+        for (problem, _), group, skips in zip(groups, parsed, unscored):
             evs = [next(evaluations) if code is not None else None for code, _, _ in group]
             evidence = [
-                rewards.evidence_of(ev, self.config.reward.baseline, info, message)
-                for ev, (_, info, message) in zip(evs, group)
-            ]
+                rewards.Evidence(NO_DEVICE, NO_DEVICE_MESSAGE, baseline, parse=info) if skip
+                else rewards.evidence_of(ev, baseline, info, message)
+                for ev, (_, info, message), skip in zip(evs, group, skips)
+            ]  # fmt: skip
             scored = rewards.score(evidence, self.config.reward)
             out = [StepResult(problem.id, r, ev, code) for r, ev, (code, _, _) in zip(scored, evs, group)]
             for r in out:
@@ -206,6 +253,14 @@ class RewardEnv:
             raise RuntimeError(f"the scorer returned {len(results)} evaluations for {len(items)} items")
         return results
 
+    def _needs_missing_gpu(self, problem: Problem) -> bool:
+        """Whether a torch problem's completion must run on a GPU this machine lacks."""
+        if getattr(problem.task, "kind", None) != "torch" or self.config.target != "cuda":
+            return False
+        if self._cuda is None:
+            self._cuda = cuda_available(self.scorer)
+        return not self._cuda
+
     def _extract(self, problem: Problem, completion: str) -> tuple[str | None, dict[str, Any], str]:
         """(code or None, parse evidence, failure message)."""
         if not isinstance(completion, str):
@@ -215,7 +270,11 @@ class RewardEnv:
                 f"the completion has {len(completion)} characters, over the limit of "
                 f"{self.config.max_completion_chars}; it was not parsed"
             )
-        found = extract_code(completion, function_name=problem.task.function)
+        found: ExtractedCode | ParseFailure
+        if getattr(problem.task, "kind", None) == "torch":
+            found = extract_torch_code(completion)
+        else:
+            found = extract_code(completion, function_name=problem.task.function)
         if not found.ok:
             return None, {"reason": found.reason, "notes": list(found.notes)}, found.message
         return found.code, {"rule": found.rule, "notes": list(found.notes)}, ""
@@ -227,7 +286,36 @@ class RewardEnv:
             if r.code is None:
                 continue
             e: Evidence = r.reward.evidence
+            if e.status == NO_DEVICE:  # not a measurement: nothing to contrast
+                continue
             self.replay.add(Entry(
                 problem.task.id, problem.variant.label, dict(problem.variant.bench_size), r.code, e.status,
                 None if e.speedup is None else e.speedup.get("value"), r.reward.value,
             ))
+
+
+NO_DEVICE_MESSAGE = (
+    "not evaluated: the torch judge runs cuda-target candidates on a GPU, and this machine's evaluator has "
+    "none (use the cpu target, or a scorer on a GPU machine); the reward is 0 and carries no signal"
+)
+
+
+def torch_baselines(scorer: Any, target: str) -> tuple[str, ...]:
+    """The baselines the scorer's torch judge times on a target: its `EvalConfig.torch_baselines`
+    where it has them (eager always among them), else the judge's defaults (eager and compile on
+    cuda, eager on cpu)."""
+    chosen = getattr(getattr(scorer, "config", None), "torch_baselines", None)
+    if chosen:
+        return ("eager", *[b for b in chosen if b != "eager"])
+    return ("eager", "compile") if target == "cuda" else ("eager",)
+
+
+def cuda_available(scorer: Any) -> bool:
+    """Whether the scorer can run torch candidates on cuda: a scorer that knows says so through a
+    `cuda_devices` attribute (a device pool: its GPU count); otherwise the local machine's GPUs."""
+    known = getattr(scorer, "cuda_devices", None)
+    if known is not None:
+        return int(known) > 0
+    from regrapht.eval import toolchain
+
+    return bool(toolchain.gpus())

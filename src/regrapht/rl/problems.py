@@ -74,7 +74,7 @@ class ProblemSampler:
             train = self.train_pool(task)
             taken_sizes = {size_signature(v) for v in train}
             taken_labels = {v.label for v in train}
-            free = bool(task.variants.enabled and task.variants.sizes)
+            free = bool(task.variants.enabled and (task.variants.sizes or task.variants.dtypes))
             out: list[Variant] = []
             index, rejects = _HELDOUT_BASE, 0
             while len(out) < self.heldout_variants:

@@ -17,13 +17,18 @@ from regrapht.eval.record import Evaluation, hierarchical_reward
 # The baselines a reward divides by. A serial-cpp task's records carry "serial" (always) and "naive"
 # (cuda target, with a naive.cu); torch tasks are to carry "eager" and "compile" under the same keys
 # of Evaluation.speedups, which is the whole hook: a baseline is a key of that dict.
-BASELINES = ("serial", "naive", "eager", "compile")
+BASELINES = ("serial", "naive", "eager", "compile", "max-autotune", "cudagraph")
 BASELINE_SOURCES = {
     "serial": "the task's serial C++ reference",
     "naive": "the task's naive.cu (cuda target only)",
     "eager": "the PyTorch module run eagerly (torch tasks)",
     "compile": "the PyTorch module under torch.compile (torch tasks)",
+    "max-autotune": "the PyTorch module under torch.compile in max-autotune-no-cudagraphs mode (torch tasks)",
+    "cudagraph": "the PyTorch module run eagerly and replayed from a CUDA graph (torch tasks)",
 }
+# Statuses that are no verdict on the code (it was not run): reward 0, left out of group rewards.
+NO_DEVICE = "no_device"
+UNSCORED = (NO_DEVICE,)
 REWARDS = ("hierarchical", "speedup", "log_speedup", "clipped", "ranked", "group_normalized", "correctness")
 GROUP_REWARDS = ("ranked", "group_normalized")
 
@@ -143,14 +148,19 @@ def pointwise(e: Evidence, config: RewardConfig) -> float:
 
 def score(evidence: Sequence[Evidence], config: RewardConfig) -> list[Reward]:
     """Rewards for a group of completions of one problem (a GRPO group)."""
-    base = [pointwise(e, config) for e in evidence]
+    kept = [i for i, e in enumerate(evidence) if e.status not in UNSCORED]
+    judged = [evidence[i] for i in kept]
+    base = [pointwise(e, config) for e in judged]
     if config.name == "ranked":
-        values = _ranked(evidence, base)
+        values = _ranked(judged, base)
     elif config.name == "group_normalized":
         values = _normalized(base, config.clip_k)
     else:
         values = base
-    return [Reward(float(v), config.name, e) for v, e in zip(values, evidence)]
+    out = [0.0] * len(evidence)
+    for i, v in zip(kept, values):
+        out[i] = v
+    return [Reward(float(v), config.name, e) for v, e in zip(out, evidence)]
 
 
 def _ranked(evidence: Sequence[Evidence], log_speed: list[float]) -> list[float]:

@@ -5,7 +5,9 @@ dataset's other columns repeated per completion. `grpo_dataset` puts each row's 
 `problem` column, so the reward function knows what each completion answers; it groups the batch by
 problem and scores every group in one evaluator batch (compiles in parallel), in process or through
 the reward service. It logs each completion's status and speedup to TRL's completions table and the
-fractions correct and flagged as metrics.
+fractions correct and flagged as metrics. A completion that was not judged (status `no_device`: a
+torch candidate for the cuda target on a scorer without a GPU) gets `None`, which TRL leaves out of
+that sample's reward rather than train on a number that measured nothing.
 
 Prompts are rendered when the dataset is built: a contrastive prompt shows the replay buffer as it
 was then. Rebuild the dataset between rounds for fresher exemplars.
@@ -17,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from regrapht.rl.env import RewardEnv
+from regrapht.rl.rewards import UNSCORED
 
 
 def completion_text(completion: Any) -> str:
@@ -57,7 +60,7 @@ class GRPOReward:
         log_extra: Callable[[str, list], None] | None = None,
         log_metric: Callable[[str, float], None] | None = None,
         **_: Any,
-    ) -> list[float]:
+    ) -> list[float | None]:
         if problem is None:
             raise ValueError("the dataset needs a `problem` column (build it with grpo_dataset)")
         texts = [completion_text(c) for c in completions]
@@ -76,7 +79,7 @@ class GRPOReward:
         if log_metric is not None and out:
             log_metric("regrapht/correct", sum(r["status"] == "correct" for r in out) / len(out))
             log_metric("regrapht/integrity_violation", sum(r["status"] == "integrity_violation" for r in out) / len(out))
-        return [r["reward"] for r in out]
+        return [None if r["status"] in UNSCORED else r["reward"] for r in out]
 
     def _score(self, groups: list[tuple[str, list[str]]]) -> list[list[dict[str, Any]]]:
         if isinstance(self.scorer, RewardEnv):

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from regrapht.tasks import expr
+from regrapht.tasks.variants import VariantError, parse_torch_spec
 
 CATEGORIES = (
     "matmul",
@@ -48,6 +49,7 @@ _TOP = {
     "sizes",
     "tolerance",
     "roofline",
+    "variants",  # RL problem randomization (docs/task-format.md); the fields are tasks/variants.py's
 }
 _REQUIRED = ("kind", "title", "category", "difficulty", "split", "level", "dtype", "sizes", "tolerance")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -175,7 +177,24 @@ def check(data: Mapping[str, Any], reference_source: str | None = None) -> list[
                     except expr.ExprError as exc:
                         problems.append(f"roofline.{key}: {exc}")
                         break
+    if "variants" in data and isinstance(sizes, Mapping) and isinstance(sizes.get("bench"), Mapping):
+        try:
+            parse_torch_spec(data["variants"], dict(sizes["bench"]), lambda at, label: _roofline_problem(roof, at, label),
+                             data["dtype"], DTYPES)  # fmt: skip
+        except VariantError as exc:
+            problems.append(str(exc))
     return problems
+
+
+def _roofline_problem(roof: Any, sizes: dict[str, int], label: str) -> str | None:
+    for key in ("bytes", "flops"):
+        if isinstance(roof, Mapping) and key in roof:
+            try:
+                if expr.evaluate(roof[key], sizes) < 0:
+                    return f"roofline.{key} is negative at {label}"
+            except expr.ExprError as exc:
+                return f"roofline.{key} does not evaluate at {label}: {exc}"
+    return None
 
 
 def _value(v: Any) -> str:

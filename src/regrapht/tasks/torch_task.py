@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import ast
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from regrapht.tasks import expr
 from regrapht.tasks.loader import TaskError
 from regrapht.tasks.model import COMPUTE_UNITS, DIFFICULTIES, SPLITS, Roofline, folder_hash, instance_key
+from regrapht.tasks.variants import DtypeChoice, VariantError, VariantSpec, parse_torch_spec
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,9 +30,10 @@ CATEGORIES = (
     "elementwise", "pooling", "attention", "fusion", "model",
 )  # fmt: skip
 DTYPES = ("float32", "bfloat16", "float16")
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 LEVELS = (1, 2, 3)
 _REQUIRED = ("kind", "title", "category", "difficulty", "split", "level", "dtype", "sizes", "tolerance")
-_OPTIONAL = ("allow_tf32", "description", "tags", "source", "roofline")
+_OPTIONAL = ("allow_tf32", "description", "tags", "source", "roofline", "variants")
 _REFERENCE_NAMES = ("Model", "get_inputs", "get_init_inputs")
 
 
@@ -69,12 +71,27 @@ class TorchTask:
     description: str = ""
     tags: tuple[str, ...] = ()
     source: str = ""
+    # What an RL episode may vary (tasks/variants.py): bench sizes and dtype; without `[variants]`,
+    # only the input seed.
+    variants: VariantSpec = field(default_factory=VariantSpec)
     kind: str = field(default=KIND)
 
     @property
     def instance_key(self) -> str:
-        """What tells two tasks apart within a run (as `Task.instance_key`): folder, id and sizes."""
-        return instance_key(self.root, self.id, self.bench_size, list(self.test_sizes), self.cpu_bench_size)
+        """What tells two tasks apart within a run (as `Task.instance_key`): folder, id, sizes, dtype."""
+        return instance_key(self.root, self.id, self.bench_size, list(self.test_sizes), self.cpu_bench_size, self.dtype)
+
+    def with_dtype(self, choice: DtypeChoice) -> TorchTask:
+        """This task computing in another dtype, with that dtype's tolerance for every output. The
+        roofline's byte count was written for the declared dtype: for a narrower one it scales down
+        by the element sizes' ratio, for a wider one it stays, so the "faster than physically
+        possible" floor only ever gets lower (never a false verdict on an honest kernel)."""
+        tolerance = OutputTolerance(choice.rtol, choice.atol)
+        roofline = self.roofline
+        old, new = DTYPE_BYTES[self.dtype], DTYPE_BYTES[choice.dtype]
+        if roofline.bytes and new < old:
+            roofline = replace(roofline, bytes=f"({roofline.bytes}) * {new} // {old}")
+        return replace(self, dtype=choice.dtype, tolerance=tolerance, output_tolerances={}, roofline=roofline)
 
     @property
     def reference_path(self) -> Path:
@@ -194,6 +211,13 @@ def _build(data: dict[str, Any], root: Path, where: Path) -> TorchTask:
     tags = _typed(data, "tags", list, where, [])
     if not all(isinstance(t, str) for t in tags):
         raise _fail(where, "tags", "expected a list of strings")
+    dtype = _choice(_typed(data, "dtype", str, where), DTYPES, where, "dtype")
+    roofline = _roofline(data.get("roofline"), set(constants), where)
+    try:
+        variants = parse_torch_spec(data.get("variants"), bench, lambda sizes, label: _roofline_at(roofline, sizes, label),
+                                    dtype, DTYPES)
+    except VariantError as exc:
+        raise TorchTaskError(f"{where}: {exc}") from None
     return TorchTask(
         id=root.name,
         title=_typed(data, "title", str, where),
@@ -201,20 +225,37 @@ def _build(data: dict[str, Any], root: Path, where: Path) -> TorchTask:
         difficulty=_choice(_typed(data, "difficulty", str, where), DIFFICULTIES, where, "difficulty"),
         split=_choice(_typed(data, "split", str, where), SPLITS, where, "split"),
         level=_choice(_typed(data, "level", int, where), LEVELS, where, "level"),
-        dtype=_choice(_typed(data, "dtype", str, where), DTYPES, where, "dtype"),
+        dtype=dtype,
         allow_tf32=_typed(data, "allow_tf32", bool, where, False),
         test_sizes=test,
         bench_size=bench,
         cpu_bench_size=cpu_bench,
         tolerance=tolerance,
         output_tolerances=per_output,
-        roofline=_roofline(data.get("roofline"), set(constants), where),
+        roofline=roofline,
         root=root,
         size_names=tuple(constants),
         description=_typed(data, "description", str, where, ""),
         tags=tuple(tags),
         source=_typed(data, "source", str, where, ""),
+        variants=variants,
     )
+
+
+def _roofline_at(roofline: Roofline, sizes: dict[str, int], label: str) -> str | None:
+    """Why the roofline does not hold at a variant's sizes (None: it does); the loader's check at the
+    corners of `[variants]`'s ranges."""
+    for key in ("bytes", "flops"):
+        text = getattr(roofline, key)
+        if not text:
+            continue
+        try:
+            value = expr.evaluate(text, sizes)
+        except expr.ExprError as exc:
+            return f"roofline.{key} does not evaluate at {label}: {exc}"
+        if value < 0:
+            return f"roofline.{key} is negative ({value}) at {label}"
+    return None
 
 
 def reference_constants(reference: Path) -> dict[str, int]:

@@ -30,6 +30,8 @@ VARIANT_MARK = "@"
 DEFAULT_LOW_FRACTION = 0.25
 _RANGE_KEYS = {"low", "high", "multiple_of"}
 _KEYS = {"enabled", "sizes", "derived"}
+# Torch tasks may also draw their dtype (`[[variants.dtypes]]`); serial tasks' element types are fixed.
+_TORCH_KEYS = _KEYS | {"dtypes"}
 
 
 class VariantError(ValueError):
@@ -58,14 +60,26 @@ class SizeRange:
 
 
 @dataclass(frozen=True)
+class DtypeChoice:
+    """A dtype a torch task's variant may compute in besides the declared one, with the tolerance
+    that dtype needs (a bfloat16 variant cannot meet a float32 tolerance)."""
+
+    dtype: str
+    rtol: float
+    atol: float
+
+
+@dataclass(frozen=True)
 class VariantSpec:
-    """What may vary: free sizes with their ranges, sizes derived from them, and whether to vary at all.
-    `declared` says whether the task wrote the section (False: the default applies)."""
+    """What may vary: free sizes with their ranges, sizes derived from them, other dtypes (torch tasks),
+    and whether to vary at all. `declared` says whether the task wrote the section (False: the
+    default applies)."""
 
     enabled: bool = True
     sizes: dict[str, SizeRange] = field(default_factory=dict)
     derived: dict[str, str] = field(default_factory=dict)
     declared: bool = False
+    dtypes: tuple[DtypeChoice, ...] = ()
 
     def describe(self) -> str:
         if not self.enabled:
@@ -73,6 +87,8 @@ class VariantSpec:
         parts = [f"{n} in [{r.low}, {r.high}]" + (f" step {r.multiple_of}" if r.multiple_of > 1 else "")
                  for n, r in self.sizes.items()]
         parts += [f"{n} = {e}" for n, e in self.derived.items()]
+        if self.dtypes:
+            parts.append("dtype also " + ", ".join(f"{d.dtype} (rtol={d.rtol:g}, atol={d.atol:g})" for d in self.dtypes))
         return ", ".join(parts) if parts else "input seed only (no free size)"
 
 
@@ -83,13 +99,17 @@ class Variant:
     label: str
     bench_size: dict[str, int]
     task: Task
+    dtype: str | None = None  # torch tasks: the dtype this variant computes in
 
     @property
     def base_id(self) -> str:
         return self.task.id.split(VARIANT_MARK, 1)[0]
 
     def summary(self) -> dict[str, Any]:
-        return {"task": self.base_id, "variant": self.label, "id": self.task.id, "bench_size": dict(self.bench_size)}
+        out = {"task": self.base_id, "variant": self.label, "id": self.task.id, "bench_size": dict(self.bench_size)}
+        if self.dtype is not None:
+            out["dtype"] = self.dtype
+        return out
 
 
 def default_spec(bench: dict[str, int]) -> VariantSpec:
@@ -102,6 +122,50 @@ def default_spec(bench: dict[str, int]) -> VariantSpec:
         if value >= 4:
             return VariantSpec(sizes={name: SizeRange(max(1, math.ceil(value * DEFAULT_LOW_FRACTION)), value)})
     return VariantSpec()
+
+
+def parse_torch_spec(raw: Any, bench: dict[str, int], check: Any, dtype: str, known_dtypes: tuple[str, ...]) -> VariantSpec:
+    """A torch task's `[variants]`: the serial format's sizes, derived and enabled, plus
+    `[[variants.dtypes]]` (dtype, rtol, atol). Without the section nothing but the input seed varies:
+    a torch task's sizes are tied together (channels and groups, heads and widths) in ways that
+    cannot be guessed, so no default range is assumed."""
+    if raw is None:
+        return VariantSpec()
+    if not isinstance(raw, dict):
+        raise VariantError(f"variants: expected a table, got {raw!r}")
+    unknown = set(raw) - _TORCH_KEYS
+    if unknown:
+        raise VariantError(f"variants: unknown field(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(_TORCH_KEYS))})")
+    rest = {k: v for k, v in raw.items() if k != "dtypes"}
+    dtypes = _dtypes(raw.get("dtypes", []), dtype, known_dtypes)
+    if dtypes and rest.get("enabled") is False:
+        raise VariantError("variants: enabled = false takes no dtypes")
+    if not rest.get("sizes") and not rest.get("derived") and rest.get("enabled", True):
+        if not dtypes:
+            raise VariantError("variants: name a free size in variants.sizes or a dtype in [[variants.dtypes]] (or set enabled = false)")
+        return VariantSpec(enabled=True, declared=True, dtypes=dtypes)
+    return dataclasses.replace(parse_spec(rest, bench, check), dtypes=dtypes)
+
+
+def _dtypes(raw: Any, declared: str, known: tuple[str, ...]) -> tuple[DtypeChoice, ...]:
+    if not isinstance(raw, list):
+        raise VariantError("variants.dtypes: expected an array of tables ([[variants.dtypes]] with dtype, rtol, atol)")
+    out: list[DtypeChoice] = []
+    for i, entry in enumerate(raw):
+        where = f"variants.dtypes[{i}]"
+        if not isinstance(entry, dict) or set(entry) != {"dtype", "rtol", "atol"}:
+            raise VariantError(f"{where}: expected a table with exactly dtype, rtol and atol, got {entry!r}")
+        name = entry["dtype"]
+        if name not in known:
+            raise VariantError(f"{where}.dtype: {name!r} is not one of {', '.join(known)}")
+        if name == declared or any(d.dtype == name for d in out):
+            raise VariantError(f"{where}.dtype: {name!r} is already a choice (the task's dtype is {declared!r})")
+        for key in ("rtol", "atol"):
+            v = entry[key]
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+                raise VariantError(f"{where}.{key}: expected a non-negative number, got {v!r}")
+        out.append(DtypeChoice(name, float(entry["rtol"]), float(entry["atol"])))
+    return tuple(out)
 
 
 def parse_spec(raw: Any, bench: dict[str, int], check: Any) -> VariantSpec:
@@ -207,19 +271,27 @@ def draw(task: Task, seed: int, index: int) -> Variant:
     sizes = dict(task.bench_size)
     # A draw must meet the task's preconditions (`require`, such as a power of two), which ranges
     # cannot express: draw again, and keep the bench sizes (a seed-only variant) if none does.
+    requires = getattr(task, "requires", ())  # torch tasks declare no preconditions
     for _ in range(REQUIRE_TRIES if spec.enabled and spec.sizes else 0):
         drawn = {n: r.draw(rng) for n, r in spec.sizes.items()}
         candidate = resolve(spec, task.bench_size, drawn)
-        if all(expr.holds(condition, candidate) for condition in task.requires):
+        if all(expr.holds(condition, candidate) for condition in requires):
             sizes = candidate
             break
     if spec.enabled and not spec.sizes:
         sizes = resolve(spec, task.bench_size, {})
     label = key[8:14].hex()
     varied = dataclasses.replace(task, id=f"{task.id}{VARIANT_MARK}{label}", bench_size=sizes)
-    return Variant(label, sizes, varied)
+    if spec.enabled and spec.dtypes:  # drawn after the sizes, so adding dtypes keeps every size draw
+        pick = int(rng.integers(len(spec.dtypes) + 1))
+        if pick:
+            varied = varied.with_dtype(spec.dtypes[pick - 1])  # type: ignore[attr-defined]
+    dtype = getattr(varied, "dtype", None) if getattr(task, "kind", None) == "torch" else None
+    return Variant(label, sizes, varied, dtype)
 
 
-def size_signature(variant: Variant) -> tuple[tuple[str, int], ...]:
-    """What two variants must differ in to be told apart by a kernel: their bench sizes."""
-    return tuple(sorted(variant.bench_size.items()))
+def size_signature(variant: Variant) -> tuple[tuple[str, int | str], ...]:
+    """What two variants must differ in to be told apart by a kernel: their bench sizes (and, for a
+    torch task, the dtype)."""
+    sizes = tuple(sorted(variant.bench_size.items()))
+    return sizes if variant.dtype is None else (*sizes, ("dtype", variant.dtype))
