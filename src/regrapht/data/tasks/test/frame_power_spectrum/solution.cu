@@ -79,9 +79,11 @@ void frame_power_spectrum(int batch, int n, const float* x, float* P) {
         square_samples<<<(batch + 255) / 256, 256>>>(batch, x, P);
         return;
     }
-    int device = 0, sms = 0;
+    int device = 0, sms = 0, per_sm = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    const int blocks = min(batch, sms * 8);
+    // only resident blocks: a block that waits for a slot would finish its share of frames last
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, power_fft, THREADS, 0);
+    const int blocks = min(batch, sms * max(per_sm, 1));
     power_fft<<<blocks, THREADS>>>(batch, n, reinterpret_cast<const float2*>(x), P);
 }
