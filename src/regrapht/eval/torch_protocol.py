@@ -36,6 +36,8 @@ TORCH_FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "deterministic": (_BOOL, True),
         "spread": (_LIST, True),
     },
+    "sandbox": {"seconds": (_NUM, True), "seccomp": (_BOOL, True), "reason": (_STR + (type(None),), False),
+                "broken": (_STR + (type(None),), False)},
     "ready_for_timing": {},
     "timing": {
         "samples": (_DICT, True),
