@@ -45,6 +45,7 @@ TORCH_FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "rounds": (_INT, True),
         "problems": (_LIST, True),
         "checked": (_INT, True),
+        "audited": (_INT, False),
     },
     "error": {"kind": (_STR, True), "text": (_STR, True)},
     "done": {"messages": (_INT, True)},

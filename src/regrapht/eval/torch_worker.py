@@ -96,6 +96,7 @@ class TorchWorker:
         self.cuda = self.device == "cuda"
         self.reference = load_module(Path(job["reference"]), "regrapht_torch_reference")
         self.stream = torch.cuda.current_stream() if self.cuda else None
+        self.built = False
         self.sandboxed = False  # confined by eval/torch_sandbox.py: a permission error is its refusal
         # The precision the task declares holds for the baselines too: cuDNN convolutions default to
         # TF32 on Ampere and later, which would make eager both faster and less exact than fp32.
@@ -157,6 +158,7 @@ class TorchWorker:
 
     # ---- candidate ---------------------------------------------------------------------------
     def _request_build(self, spec: dict[str, Any]) -> dict[str, Any]:
+        self.built = True  # a custom extension: on cpu too, a library operator is then not its own work
         return self.ask(event="build", spec=spec)
 
     def load_candidate(self) -> tuple[Any, dict[str, Any], dict[str, Any]] | None:
@@ -300,12 +302,14 @@ class TorchWorker:
         kept = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
         out_bytes = int(case.get("poison_bytes", 1 << 20))
         problems: list[str] = []
-        audit = torch_checks.Audit()
+        # Both runs are audited: a candidate that computes honestly on its first call and defers to the
+        # library on its second (same inputs, same shape) is caught here; timed rounds are audited too.
+        audits = [torch_checks.Audit(), torch_checks.Audit()]
         runs: list[list[Any]] = []
         for attempt, byte in enumerate((0xFF, 0x7B)):
             self.poison_allocator(out_bytes, byte)
             try:
-                outputs, at_return = self.call(candidate, inputs, audit if attempt == 0 else None)
+                outputs, at_return = self.call(candidate, inputs, audits[attempt])
             except BaseException as exc:  # noqa: BLE001
                 if not self.refused(exc):
                     self.send(event="case", label=label, error=_tail(exc), cuda="CUDA" in str(exc) or "cuda" in type(exc).__name__.lower())
@@ -324,6 +328,11 @@ class TorchWorker:
                 if reused:
                     problems.append(f"output {reused[0]} is the same memory on every call (a tensor created once and returned again)")
             runs.append(outputs)
+        switch = torch_checks.switched(audits[0], audits[1], "its second call on the same inputs")
+        if switch:
+            problems.append(switch)
+        audit = audits[0]
+        torch_checks.merge(audit, audits[1])
         changed = [i for i, (a, b) in enumerate(zip(inputs, kept)) if isinstance(a, torch.Tensor) and not torch_checks.same_bits(torch, a, b)]
         if changed:
             problems.append(f"input {changed[0]} was modified by forward (inputs must be left unchanged)")
