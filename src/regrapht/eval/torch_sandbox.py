@@ -29,6 +29,10 @@ from typing import Any
 
 from regrapht.eval import sandbox, toolchain
 
+# Beyond eval/sandbox.py's system folders: the compilers' own folders where they are not beneath /usr
+# (Triton runs /sbin/ldconfig to find libcuda), and the account files a library may look a user up in.
+_TORCH_READ = ("/bin", "/sbin", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime")
+
 # Environment variables that would send a compiler's or library's files outside the scratch.
 _SCRATCH_ENV = {
     "TMPDIR": "tmp",
@@ -47,7 +51,7 @@ def processes_needed(target: str, baselines: tuple[str, ...]) -> bool:
 def spec(task_dir: Path, scratch: Path, cache_dir: Path, target: str, baselines: tuple[str, ...],
          secret_dirs: list[Path], require: bool) -> dict[str, Any]:  # fmt: skip
     """What the candidate's worker may read and write, for the job file."""
-    read = [str(task_dir), str(cache_dir / "torch-ext")]
+    read = [str(task_dir), str(cache_dir / "torch-ext"), *_TORCH_READ]
     cuda_home = toolchain.cuda_home() if target == "cuda" else None
     if cuda_home is not None:
         read.append(str(cuda_home))
