@@ -108,3 +108,23 @@ def test_caches_and_temporary_files_point_into_the_scratch(tmp_path: Path) -> No
     env = torch_sandbox.env(tmp_path)
     for name in ("TMPDIR", "TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR"):
         assert Path(env[name]).is_relative_to(tmp_path) and Path(env[name]).is_dir()
+
+
+@needs_landlock
+def test_a_sandbox_that_breaks_the_harness_falls_back_to_unconfined(monkeypatch) -> None:
+    # A readable folder holding the expected outputs is a broken sandbox (the worker refuses to run
+    # the candidate there): the judge runs it again unconfined, and every later candidate too.
+    real = torch_sandbox.spec
+
+    def exposing(task_dir, scratch, cache_dir, target, baselines, secret_dirs, require):
+        out = real(task_dir, scratch, cache_dir, target, baselines, secret_dirs, require)
+        out["read"].append(str(Path(secret_dirs[0]).parent))
+        return out
+
+    monkeypatch.setattr(torch_sandbox, "spec", exposing)
+    with Evaluator(torch_config()) as evaluator:
+        first = evaluator.evaluate(find_task("relu"), (HOSTILE / "plain_torch_relu.py").read_text(), "cpu")
+        second = evaluator.evaluate(find_task("relu"), (HOSTILE / "plain_torch_relu.py").read_text(), "cpu")
+    assert first.status == second.status == "correct", first.message
+    for ev in (first, second):
+        assert ev.sandbox["landlock"] is None and "lie beneath a folder the worker must read" in ev.sandbox["reason"]
