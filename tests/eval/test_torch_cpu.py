@@ -161,3 +161,5 @@ def test_compile_baseline_is_no_patch_on_cpu() -> None:
         ev = evaluator.evaluate(find_task("relu"), (HOSTILE / "plain_torch_relu.py").read_text(), "cpu")
     assert ev.status == "correct", (ev.message, ev.integrity)
     assert "compile" in ev.speedups and "setup:compile" in ev.seconds
+    # inductor's C++ compiler ran inside the sandbox: processes allowed, filesystem and network not
+    assert ev.sandbox.get("processes") is True or not ev.sandbox["seccomp"], ev.sandbox

@@ -270,9 +270,10 @@ def _action_body(rule: dict[str, Any], pid: int) -> list[tuple[int, int, int, in
     raise ValueError(f"unknown seccomp action {action!r}")
 
 
-def seccomp_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
+def seccomp_program(machine: str, pid: int, processes: bool = False) -> list[tuple[int, int, int, int]]:
     """The filter as (code, jt, jf, k) instructions: a foreign architecture (i386 through int 0x80)
-    or an x32 call kills the process; each listed call gets its rule's action; the rest are allowed."""
+    or an x32 call kills the process; each listed call gets its rule's action; the rest are allowed.
+    `processes`: fork, exec and non-thread clone allowed (rules marked `processes = true` left out)."""
     table = _syscall_table()
     arch, numbers = table["arch"][machine], table["numbers"][machine]
     program = [(_LD_ABS_W, 0, 0, _OFF_ARCH), (_JEQ, 1, 0, int(arch["audit"])), (_RET, 0, 0, _RET_KILL_PROCESS),
@@ -280,6 +281,8 @@ def seccomp_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
     if "x32_bit" in arch:
         program += [(_JGE, 0, 1, int(arch["x32_bit"])), (_RET, 0, 0, _RET_KILL_PROCESS)]
     for rule in table["rule"]:
+        if processes and rule.get("processes"):
+            continue
         for name in rule["names"]:
             if name not in numbers:
                 continue  # not a call on this architecture (aarch64 has no fork)
@@ -290,12 +293,12 @@ def seccomp_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
     return program
 
 
-def _apply_seccomp() -> None:
+def _apply_seccomp(processes: bool = False) -> None:
     problem = seccomp_problem()
     if problem:
         raise SandboxError(problem)
     machine = os.uname().machine
-    program = seccomp_program(machine, os.getpid())
+    program = seccomp_program(machine, os.getpid(), processes)
     filters = (_SockFilter * len(program))(*[_SockFilter(c, jt, jf, k) for c, jt, jf, k in program])
     fprog = _SockFprog(len(program), filters)
     nr = int(_syscall_table()["numbers"][machine]["seccomp"])
@@ -306,9 +309,9 @@ def _apply_seccomp() -> None:
         raise SandboxError(f"thread {result} could not take the seccomp filter")
 
 
-def confine(read: Iterable[str], write: Iterable[str]) -> dict[str, Any]:
+def confine(read: Iterable[str], write: Iterable[str], processes: bool = False) -> dict[str, Any]:
     """Confine this process: reads beneath `read` (and the system's libraries), reads and writes beneath
-    `write`, no new processes, no network. Applies what the kernel offers; the report says what that
+    `write`, no new processes (unless `processes`: its children inherit both), no network. Applies what the kernel offers; the report says what that
     was ({"landlock": ABI or None, "seccomp": bool, "reason": why something is missing, "seconds"})."""
     began = time.perf_counter()
     report: dict[str, Any] = {"landlock": None, "seccomp": False, "reason": None}
@@ -321,7 +324,7 @@ def confine(read: Iterable[str], write: Iterable[str]) -> dict[str, Any]:
         except SandboxError as exc:
             reasons.append(f"Landlock: {exc}")
         try:
-            _apply_seccomp()
+            _apply_seccomp(processes)
             report["seccomp"] = True
         except SandboxError as exc:
             reasons.append(f"seccomp: {exc}")

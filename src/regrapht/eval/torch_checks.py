@@ -169,6 +169,26 @@ def dispatch_audit(torch: ModuleType, audit: Audit, task_dtype: str, stream: Any
     return _Audit()
 
 
+def switched(first: Audit, later: Audit, where: str) -> str | None:
+    """Library operators a later audited call dispatched that the first call at the same shape did
+    not: the candidate changes how it computes once the call it expects to be audited has passed
+    (a custom kernel first, `torch.matmul` after)."""
+    new = [op for op in later.forbidden if op not in first.forbidden]
+    if not new:
+        return None
+    return (f"{where} dispatched the library operator(s) {', '.join(new[:5])}, which its first call at that shape "
+            "did not (it changes how it computes after the first call)")  # fmt: skip
+
+
+def merge(into: Audit, other: Audit) -> None:
+    """`other`'s findings added to `into`'s (the record lists every audited call's operators)."""
+    for name, count in other.ops.items():
+        into.ops[name] = into.ops.get(name, 0) + count
+    for bucket in ("forbidden", "side_stream", "lowered"):
+        mine = getattr(into, bucket)
+        mine += [x for x in getattr(other, bucket) if x not in mine]
+
+
 def flat_outputs(torch: ModuleType, result: Any) -> list[Any] | str:
     """forward's result as a list of tensors, or what is wrong with it."""
     items = list(result) if isinstance(result, (tuple, list)) else [result]

@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 import regrapht
-from regrapht.eval import correctness, toolchain, torch_build, torch_checks, torch_forms
+from regrapht.eval import correctness, toolchain, torch_build, torch_checks, torch_forms, torch_sandbox
+from regrapht.eval.candidates import SandboxUnavailable
 from regrapht.eval.compile import default_cache_dir
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.evaluator import ReferenceError
@@ -83,6 +84,8 @@ class TorchJudge:
         self.reward_baseline = reward_baseline
         self._refs: dict[tuple[str, str], _Reference] = {}
         self._jobs = 0
+        # Why candidates run unconfined (eval/torch_sandbox.py): turned off, or it broke the harness here.
+        self.sandbox_off: str | None = None if config.sandbox else "turned off (EvalConfig.sandbox)"
 
     # ---- reference ---------------------------------------------------------------------------
     def cases(self, task: TorchTask) -> list[dict[str, Any]]:
@@ -134,8 +137,7 @@ class TorchJudge:
         ev = Evaluation(task_id=task.id, target=target, status="correct", message="",
                         candidate_sha256=hashlib.sha256(source.encode()).hexdigest(),
                         reward_baseline=self._reward_baseline(target), fingerprint=self._fingerprint(target))  # fmt: skip
-        ev.sandbox = {"landlock": None, "seccomp": False,
-                      "reason": "torch workers run unconfined (Triton and torch.compile start compiler processes)"}  # fmt: skip
+        ev.sandbox = {"landlock": None, "seccomp": False, "reason": self.sandbox_off}
         try:
             form = torch_forms.detect(source, filename)
         except torch_forms.FormError as exc:
@@ -161,7 +163,16 @@ class TorchJudge:
                "allow_lower": task.allow_tf32, "cases": ref.cases, "case_dir": str(case_dir),
                "await_timing": self.config.timing}  # fmt: skip
         state = _State(ev, task, target, ref, case_dir, self)
+        if self.sandbox_off is None:
+            job["sandbox"] = torch_sandbox.spec(task.root, folder, self.cache_dir, target, baselines_for(target, self.baselines),
+                                                [ref.expected_dir.parent], self.config.require_sandbox)  # fmt: skip
         outcome = self._run(job, folder, state.on_message)
+        if state.sandbox_broke is not None:  # the harness, not the candidate: run it again unconfined
+            self.sandbox_off = f"the sandbox broke the harness's own calls on this machine, so candidates run unconfined: {state.sandbox_broke}"
+            if self.config.require_sandbox:
+                raise SandboxUnavailable(f"EvalConfig.require_sandbox is set, but {self.sandbox_off}")
+            shutil.rmtree(folder, ignore_errors=True)
+            return self.evaluate(task, source, target, filename)
         state.finish(outcome)
         # `ops`: the ATen operators the audited forwards dispatched, with their counts.
         ev.compile = {"form": form.kind, "entry": form.entry, "triton": form.triton, "builds": state.builds, "ops": state.ops}
@@ -250,8 +261,11 @@ class TorchJudge:
 
     def _run(self, job: dict[str, Any], folder: Path, on_message: Any) -> WorkerOutcome:
         env = dict(os.environ)
-        env.setdefault("TRITON_CACHE_DIR", str(self.cache_dir / "triton"))
-        env.setdefault("TORCHINDUCTOR_CACHE_DIR", str(self.cache_dir / "inductor"))
+        if job.get("sandbox"):  # every cache and temporary file inside the candidate's own scratch
+            env.update(torch_sandbox.env(folder))
+        else:
+            env.setdefault("TRITON_CACHE_DIR", str(self.cache_dir / "triton"))
+            env.setdefault("TORCHINDUCTOR_CACHE_DIR", str(self.cache_dir / "inductor"))
         return run_worker(job, folder / "job.json", idle_timeout_s=max(self.config.call_timeout_s, 120.0)
                           if job["mode"] == "reference" else self.config.call_timeout_s,
                           total_timeout_s=self.config.total_timeout_s,
@@ -288,6 +302,7 @@ class _State:
         self.l2 = 0
         self.ops: dict[str, int] = {}
         self.forbidden: list[str] = []
+        self.sandbox_broke: str | None = None
 
     def fail(self, status: str, message: str) -> None:
         if not self.failed:
@@ -298,6 +313,12 @@ class _State:
         event = message.get("event")
         if event == "hello":
             self.l2 = int(message.get("l2_bytes") or 0)
+        elif event == "sandbox":
+            if message.get("broken"):
+                self.sandbox_broke = str(message["broken"])
+                self.failed = True  # this run is not the candidate's verdict
+                return "stop"
+            self.ev.sandbox = {k: message.get(k) for k in ("landlock", "seccomp", "processes", "reason", "seconds")}
         elif event == "build":
             reply, result = self.judge.build(message["spec"], self.target)
             self.builds.append({k: v for k, v in result.to_dict().items() if k != "library"})
@@ -412,6 +433,9 @@ class _State:
         elif outcome.timed_out:
             where = "the timed rounds" if outcome.last("ready_for_timing") else "the correctness cases"
             self.fail("timeout", f"the candidate {outcome.timeout_reason} during {where} (a hang, or far too slow)")
+        elif outcome.signal_name == "SIGSYS" and outcome.last("sandbox"):
+            self.fail("integrity_violation", "the sandbox stopped the process: it made a system call a candidate may "
+                      "not make (creating a process, or reaching into another)")  # fmt: skip
         elif outcome.memory_exceeded or outcome.oom_killed:
             self.fail("runtime_error", f"the worker used more than {self.judge.config.memory_limit_gib:g} GiB of host memory")
         elif error is not None:

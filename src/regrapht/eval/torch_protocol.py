@@ -36,6 +36,8 @@ TORCH_FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "deterministic": (_BOOL, True),
         "spread": (_LIST, True),
     },
+    "sandbox": {"seconds": (_NUM, True), "seccomp": (_BOOL, True), "reason": (_STR + (type(None),), False),
+                "broken": (_STR + (type(None),), False)},
     "ready_for_timing": {},
     "timing": {
         "samples": (_DICT, True),
@@ -43,6 +45,7 @@ TORCH_FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "rounds": (_INT, True),
         "problems": (_LIST, True),
         "checked": (_INT, True),
+        "audited": (_INT, False),
     },
     "error": {"kind": (_STR, True), "text": (_STR, True)},
     "done": {"messages": (_INT, True)},

@@ -6,9 +6,16 @@ and the candidate. Before each timed call: the L2 is flushed, the device synchro
 device is synchronized again (side streams and host threads included) and both the CUDA-event time
 and the host time are kept, for the parent's cross-check. Compiled baselines, CUDA-graph capture
 and the candidate's own JIT (Triton) are warmed before the first timed round and their cost is
-reported apart. The inputs of each round are the round's input set scaled by a fresh factor, so no
-call sees an input an earlier call saw; outputs of calls drawn in secret are compared with eager's
-on the same inputs, and baseline outputs are poisoned before their memory is released.
+reported apart.
+
+Inputs no call can recognize: every floating input of a round is its input set multiplied element
+by element by fresh factors in [0.75, 1.25], drawn on the device from a secret seed per round (no
+host round trip), so no call sees an input an earlier call saw, not even up to scale (a single
+factor per round let a candidate serve a linear operator's cached output times the ratio). Outputs
+of rounds drawn in secret are compared with eager's on exactly those inputs. A secret subset of
+rounds is audited: the candidate runs under the dispatch audit, its output is checked, and the
+round's samples are dropped for every kernel, so the audit's overhead never enters a measurement.
+Baseline outputs are poisoned before their memory is released.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ from regrapht.eval import torch_checks
 
 BASELINES = ("eager", "compile", "max-autotune", "cudagraph")
 CHECK_WINDOWS = ((1, 8), (8, 64), (64, None))
+AUDIT_FRACTION = 1 / 8  # of the rounds after the first audited one, each audited with this chance
+PERTURB_LOW, PERTURB_HIGH = 0.75, 1.25  # per-element factors: the same range the single factor had
 
 
 def _baseline(name: str, model: Any, sets: list[list[Any]], cuda: bool) -> tuple[Any, float]:
@@ -74,6 +83,33 @@ def _checked_rounds(max_rounds: int) -> set[int]:
         if low < high:
             rounds.add(rng.randrange(low, high))
     return rounds
+
+
+def _audited_rounds(max_rounds: int, min_rounds: int, rng: random.Random) -> set[int]:
+    """Rounds whose candidate call is audited (and whose samples are dropped): one within the first
+    `min_rounds` samples' reach, so every timing has one, then each later round with AUDIT_FRACTION."""
+    first = rng.randrange(1, max(2, min(8, min_rounds)))
+    return {first} | {r for r in range(first + 1, max_rounds + max_rounds // 4 + 2) if rng.random() < AUDIT_FRACTION}
+
+
+class Perturber:
+    """Each round's inputs: the round's input set times per-element factors drawn on the device from
+    a fresh secret seed (two kernels per input, buffers allocated once)."""
+
+    def __init__(self, inputs: list[Any], device: str):
+        self.generator = torch.Generator(device=device)
+        self.noise = [torch.empty_like(x) if _perturbable(x) else None for x in inputs]
+
+    def apply(self, inputs: list[Any], bases: list[Any], seed: int) -> None:
+        self.generator.manual_seed(seed)
+        for x, base, noise in zip(inputs, bases, self.noise):
+            if noise is not None:
+                noise.uniform_(PERTURB_LOW, PERTURB_HIGH, generator=self.generator)
+                torch.mul(base, noise, out=x)
+
+
+def _perturbable(x: Any) -> bool:
+    return isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel() > 0
 
 
 def _rse(values: list[float]) -> float:
@@ -128,11 +164,17 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
     globals_["state"] = torch_checks.torch_state(torch)
     kernels["candidate"] = candidate
     warm_began = time.perf_counter()
+    first_audit = torch_checks.Audit()  # the candidate's first call at the bench shape, for the switch check
+    first = True
     with torch.no_grad():
         for _ in range(max(1, int(spec["warmup_rounds"]))):
-            for fn in kernels.values():
+            for name, fn in kernels.items():
                 for inputs in sets:
-                    fn(*inputs)
+                    if name == "candidate" and first:
+                        worker.call(fn, inputs, first_audit)
+                        first = False
+                    else:
+                        fn(*inputs)
     worker.sync()
     setup["candidate"] = {"seconds": round(time.perf_counter() - warm_began, 3), "what": "warm-up of every kernel"}
     bandwidth = _bandwidth() if cuda else None
@@ -141,15 +183,15 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
     problems: list[str] = []
     checked = _checked_rounds(int(spec["max_rounds"]))
     rng = random.Random(secrets.randbits(64))
+    audited = _audited_rounds(int(spec["max_rounds"]), int(spec["min_rounds"]), rng)
+    perturbers = [Perturber(s, worker.device) for s in sets]
     began = time.perf_counter()
     rounds = 0
     while True:
         index = rounds % len(sets)
         inputs = sets[index]
-        scale = rng.uniform(0.75, 1.25)
-        for x, base in zip(inputs, bases[index]):
-            if isinstance(x, torch.Tensor) and x.is_floating_point():
-                x.copy_(base).mul_(scale)
+        perturbers[index].apply(inputs, bases[index], secrets.randbits(63))
+        audit = torch_checks.Audit() if rounds in audited else None
         order = list(kernels)
         rng.shuffle(order)
         outputs: dict[str, Any] = {}
@@ -169,16 +211,23 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
                 start.record()
             t0 = time.perf_counter()
             with torch.no_grad():
-                result = fn(*inputs)
+                if audit is not None and name == "candidate":
+                    with torch_checks.dispatch_audit(torch, audit, worker.job["dtype"], worker.stream):
+                        result = fn(*inputs)
+                else:
+                    result = fn(*inputs)
             if end is not None:
                 end.record()
             worker.sync()
             host = time.perf_counter() - t0
-            samples[name]["host"].append(host)
-            samples[name]["event"].append(start.elapsed_time(end) / 1e3 if start is not None else host)
+            if audit is None:  # an audited round's samples carry the audit's overhead: dropped, all kernels
+                samples[name]["host"].append(host)
+                samples[name]["event"].append(start.elapsed_time(end) / 1e3 if start is not None else host)
             outputs[name] = result
-        if rounds in checked:
+        if rounds in checked or audit is not None:
             problems += _check_round(worker, outputs, inputs, spec, bindings, globals_, rounds)
+            if audit is not None:
+                problems += _audit_problems(worker, first_audit, audit, rounds)
             if problems:
                 break
         for name, result in outputs.items():
@@ -189,15 +238,17 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
                         t.fill_(float("nan"))  # released memory must not hold a right answer
         outputs.clear()
         rounds += 1
+        timed = len(samples["candidate"]["host"])
         elapsed = time.perf_counter() - began
         primary = "event" if cuda else "host"
         steady = all(_rse(s[primary]) < spec["target_rse"] for s in samples.values())
-        if rounds >= spec["max_rounds"] or (
-            rounds >= spec["min_rounds"] and elapsed >= spec["min_s"] and (steady or elapsed >= spec["budget_s"])
+        if timed >= spec["max_rounds"] or (
+            timed >= spec["min_rounds"] and elapsed >= spec["min_s"] and (steady or elapsed >= spec["budget_s"])
         ):
             break
-    worker.send(event="timing", samples=samples, setup=setup, rounds=rounds, problems=problems,
-                bandwidth_bytes_per_s=bandwidth, checked=len([r for r in checked if r < rounds]))  # fmt: skip
+    worker.send(event="timing", samples=samples, setup=setup, rounds=len(samples["candidate"]["host"]), problems=problems,
+                bandwidth_bytes_per_s=bandwidth, checked=len([r for r in checked | audited if r < rounds]),
+                audited=len([r for r in audited if r < rounds]))  # fmt: skip
 
 
 def _check_round(worker: Any, outputs: dict[str, Any], inputs: list[Any], spec: dict[str, Any],
@@ -215,6 +266,25 @@ def _check_round(worker: Any, outputs: dict[str, Any], inputs: list[Any], spec: 
                 problems.append(f"timed round {round_}: {wrong} (the output of a timed call differs from the checked calls')")
     if not worker._check_globals(bindings, globals_["spaces"], globals_["state"], f"timed round {round_}"):
         problems.append(f"timed round {round_}: changed global state or rebound torch (see above)")
+    return problems
+
+
+def _audit_problems(worker: Any, first: torch_checks.Audit, audit: torch_checks.Audit, round_: int) -> list[str]:
+    """What an audited timed round's dispatch shows: library operators (on cuda, or beside a custom
+    extension on cpu, where they are not the candidate's own work; anywhere when its first call at
+    the bench shape did not run them), side streams, narrower conversions."""
+    where = f"timed round {round_}"
+    problems = []
+    strict = worker.cuda or worker.built
+    if audit.forbidden and strict:
+        problems.append(f"{where}: forward called the library operator(s) {', '.join(audit.forbidden[:5])}: the work is "
+                        "done by PyTorch, not by a custom kernel")  # fmt: skip
+    elif (switch := torch_checks.switched(first, audit, where)) is not None:
+        problems.append(switch)
+    if audit.side_stream:
+        problems.append(f"{where}: ran {', '.join(audit.side_stream[:5])} on a stream other than the caller's (side stream)")
+    if audit.lowered and not worker.job.get("allow_lower"):
+        problems.append(f"{where}: converted to a lower precision than the task's {worker.job['dtype']}: {', '.join(audit.lowered[:3])}")
     return problems
 
 

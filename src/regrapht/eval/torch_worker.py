@@ -34,7 +34,7 @@ with contextlib.suppress(Exception):  # absent from some builds; the compile bas
     # H100, torch 2.11): done here, before the binding snapshot, so a compile baseline is no patch.
     torch._dynamo.mutation_guard.install_generation_tagging_init()
 
-from regrapht.eval import torch_build, torch_checks
+from regrapht.eval import torch_build, torch_checks, torch_sandbox
 from regrapht.eval.worker import Channel
 
 _LOWER = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -96,6 +96,8 @@ class TorchWorker:
         self.cuda = self.device == "cuda"
         self.reference = load_module(Path(job["reference"]), "regrapht_torch_reference")
         self.stream = torch.cuda.current_stream() if self.cuda else None
+        self.built = False
+        self.sandboxed = False  # confined by eval/torch_sandbox.py: a permission error is its refusal
         # The precision the task declares holds for the baselines too: cuDNN convolutions default to
         # TF32 on Ampere and later, which would make eager both faster and less exact than fp32.
         tf32 = bool(job.get("allow_lower")) or job["dtype"] != "float32"
@@ -156,6 +158,7 @@ class TorchWorker:
 
     # ---- candidate ---------------------------------------------------------------------------
     def _request_build(self, spec: dict[str, Any]) -> dict[str, Any]:
+        self.built = True  # a custom extension: on cpu too, a library operator is then not its own work
         return self.ask(event="build", spec=spec)
 
     def load_candidate(self) -> tuple[Any, dict[str, Any], dict[str, Any]] | None:
@@ -182,7 +185,8 @@ class TorchWorker:
             self.send(event="load_error", kind="build", text=str(exc))
             return None
         except BaseException as exc:  # noqa: BLE001 - SystemExit and friends from candidate code included
-            self.send(event="load_error", kind="raise", text=_tail(exc))
+            if not self.refused(exc):
+                self.send(event="load_error", kind="raise", text=_tail(exc))
             return None
         entry = self.job.get("entry")
         cls = getattr(module, "ModelNew", None)
@@ -201,6 +205,26 @@ class TorchWorker:
         self._check_globals(bindings, spaces, state, "loading the candidate")
         self.send(event="loaded")
         return cls, bindings, {"spaces": spaces, "state": state}
+
+    def refused(self, exc: BaseException) -> bool:
+        """Report `exc` as the sandbox's refusal (an integrity finding, not a crash) when it is one."""
+        text = torch_sandbox.denial(exc) if self.sandboxed else None
+        if text:
+            self.send(event="integrity", check="sandbox", text=text + _where(exc))
+        return bool(text)
+
+    def confine(self) -> bool:
+        """Enter the OS sandbox the job asks for (eval/torch_sandbox.py), after torch, the reference
+        and the device are set up and before the candidate is imported. False when the job must stop:
+        the harness cannot work inside, or the job requires a protection this kernel lacks."""
+        spec = self.job.get("sandbox")
+        if not spec:
+            return True
+        report = torch_sandbox.enter(spec, Path(spec["write"][0]), self.cuda)
+        self.send(event="sandbox", **report)
+        self.sandboxed = bool(report["landlock"] or report["seccomp"]) and not report["broken"]
+        missing = spec.get("require") and not (report["landlock"] and report["seccomp"])
+        return not report["broken"] and not missing
 
     def _check_globals(self, bindings: dict[str, Any], spaces: dict[str, Any], state: dict[str, Any], where: str) -> bool:
         patched = torch_checks.rebound(bindings, spaces)
@@ -278,14 +302,17 @@ class TorchWorker:
         kept = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
         out_bytes = int(case.get("poison_bytes", 1 << 20))
         problems: list[str] = []
-        audit = torch_checks.Audit()
+        # Both runs are audited: a candidate that computes honestly on its first call and defers to the
+        # library on its second (same inputs, same shape) is caught here; timed rounds are audited too.
+        audits = [torch_checks.Audit(), torch_checks.Audit()]
         runs: list[list[Any]] = []
         for attempt, byte in enumerate((0xFF, 0x7B)):
             self.poison_allocator(out_bytes, byte)
             try:
-                outputs, at_return = self.call(candidate, inputs, audit if attempt == 0 else None)
+                outputs, at_return = self.call(candidate, inputs, audits[attempt])
             except BaseException as exc:  # noqa: BLE001
-                self.send(event="case", label=label, error=_tail(exc), cuda="CUDA" in str(exc) or "cuda" in type(exc).__name__.lower())
+                if not self.refused(exc):
+                    self.send(event="case", label=label, error=_tail(exc), cuda="CUDA" in str(exc) or "cuda" in type(exc).__name__.lower())
                 return False
             if isinstance(outputs, str):
                 self.send(event="case", label=label, integrity=[outputs], kind="output_type")
@@ -301,6 +328,11 @@ class TorchWorker:
                 if reused:
                     problems.append(f"output {reused[0]} is the same memory on every call (a tensor created once and returned again)")
             runs.append(outputs)
+        switch = torch_checks.switched(audits[0], audits[1], "its second call on the same inputs")
+        if switch:
+            problems.append(switch)
+        audit = audits[0]
+        torch_checks.merge(audit, audits[1])
         changed = [i for i, (a, b) in enumerate(zip(inputs, kept)) if isinstance(a, torch.Tensor) and not torch_checks.same_bits(torch, a, b)]
         if changed:
             problems.append(f"input {changed[0]} was modified by forward (inputs must be left unchanged)")
@@ -333,11 +365,15 @@ class _Functions:
         return {k: v for k, v in vars(self.module).items() if callable(v)}
 
 
+def _where(exc: BaseException) -> str:
+    """ (at FILE:LINE) of the last frame of the candidate's code (not the harness's), or nothing."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "regrapht/eval" not in f.filename]
+    return f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+
+
 def _tail(exc: BaseException) -> str:
     """The exception and the last frames of the candidate's code (not the harness's)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "regrapht/eval" not in f.filename]
-    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    return f"{type(exc).__name__}: {str(exc)[:1500]}{where}"
+    return f"{type(exc).__name__}: {str(exc)[:1500]}{_where(exc)}"
 
 
 def _entry_model(fn: Any) -> type:
@@ -384,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         if job["mode"] == "reference":
             worker.run_reference()
         else:
-            loaded = worker.load_candidate()
+            loaded = worker.load_candidate() if worker.confine() else None
             if loaded is not None:
                 cls, bindings, globals_ = loaded
                 if worker.run_cases(cls, bindings, globals_) and job.get("await_timing"):
@@ -393,7 +429,8 @@ def main(argv: list[str] | None = None) -> int:
                         worker.run_timing(cls, spec, bindings, globals_)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides the status
         with contextlib.suppress(Exception):
-            channel.send(event="error", kind=type(exc).__name__, text=_tail(exc))
+            if "worker" not in locals() or not worker.refused(exc):
+                channel.send(event="error", kind=type(exc).__name__, text=_tail(exc))
         channel.send(event="done", messages=channel.count + 1)
         os._exit(3)
     channel.send(event="done", messages=channel.count + 1)
