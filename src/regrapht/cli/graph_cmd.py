@@ -240,7 +240,18 @@ def build_command(
     retry_cut: bool = typer.Option(
         False,
         "--retry-cut",
-        help="Verify again the trajectories a failing step cut off the graph (after fixing their task).",
+        help="Verify again the trajectories a failing step cut off the graph, or whose expected failure "
+        "did not show (after fixing their task).",
+    ),
+    call_timeout: float = typer.Option(
+        20.0, min=1.0, help="Seconds an evaluation call may go without progress before it counts as a hang."
+    ),
+    time_limit: float = typer.Option(
+        None,
+        "--time-limit",
+        min=1.0,
+        help="Start no new trajectory after this many seconds; the graph is saved and the same command "
+        "resumes it (for machines lent by the call).",
     ),
 ) -> None:
     """Build (or resume) a graph from trajectories: relabel, verify each step, merge (Algorithm 1).
@@ -249,9 +260,12 @@ def build_command(
 
     The graph is saved after every trajectory; run the same command again to resume. Trajectories
     already on the graph (same content hash) are skipped; with --retry-cut, those a failing step cut
-    short are taken off and verified again.
+    short are taken off and verified again. A step already on the graph (same edge and code) is
+    neither measured nor added again: the trajectory continues from it.
     """
-    from regrapht.graph.build import BuildEvent, build_graph
+    import time
+
+    from regrapht.graph.build import RETRIED, SETTLED, BuildEvent, build_graph
     from regrapht.graph.relabel import ModelRelabeler, OfflineRelabeler
     from regrapht.graph.verify import EvalVerifier, StepCheck
 
@@ -296,14 +310,23 @@ def build_command(
         from regrapht.eval import EvalConfig, TimingConfig
 
         verifier = EvalVerifier(
-            tasks_root, EvalConfig(seeds=seeds, timing_config=TimingConfig(budget_s=budget))
+            tasks_root,
+            EvalConfig(seeds=seeds, call_timeout_s=call_timeout, timing_config=TimingConfig(budget_s=budget)),
         )
     starter = verifier or EvalVerifier(tasks_root)
+    started = time.monotonic()
     if verifier is not None:
-        settled = ("merged",) if retry_cut else ("merged", "cut")
+        settled = tuple(o for o in SETTLED if not (retry_cut and o in RETRIED))
         done = {h for h, record in graph.ledger.items() if record.outcome in settled}
-        verifier.prepare([t for t in items if t.hash not in done], target, reference_threads)
-    counts = {"merged": 0, "cut": 0, "dropped": 0, "skipped": 0}
+        todo = [t for t in items if t.hash not in done]
+        # steps already on the graph are not measured again, so they need no compile either
+        known = {(x.task, x.after) for _, x in graph.examples() if x.status != "unverified"}
+        verifier.prepare(todo, target, reference_threads, known)
+        err.print(f"{len(todo)} of {len(items)} trajectories to build ({len(items) - len(todo)} already on the graph)")
+    counts = {"merged": 0, "cut": 0, "unreproduced": 0, "dropped": 0, "skipped": 0}
+    # Without a terminal (a lent machine's log) a live bar prints nothing until the end: one line per
+    # trajectory instead, so a build stopped by its call limit still shows how far it got.
+    plain = not err.is_terminal
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -312,6 +335,7 @@ def build_command(
         TextColumn("{task.fields[status]}"),
         console=err,
         transient=False,
+        disable=plain,
     )
     try:
         with progress:
@@ -324,12 +348,21 @@ def build_command(
                 counts[ev.outcome] += 1
                 if ev.outcome != "skipped":
                     save_graph(graph, out)
+                    if plain:
+                        err.print(
+                            f"[{ev.index + 1}/{len(items)} {time.monotonic() - started:.0f}s] {ev.trajectory.task} "
+                            f"{ev.hash[:12]}: {ev.outcome}, {ev.merged_steps} new, {ev.reused_steps} reused, "
+                            f"{ev.evaluated_steps} evaluated" + (f" ({ev.reason})" if ev.reason else "")
+                        )
                 progress.update(
                     bar,
                     advance=1,
-                    status=f"{counts['merged']} merged, {counts['cut']} cut, {counts['dropped']} dropped, "
-                    f"{counts['skipped']} skipped",
+                    status=f"{counts['merged']} merged, {counts['cut']} cut, {counts['unreproduced']} "
+                    f"unreproduced, {counts['dropped']} dropped, {counts['skipped']} skipped",
                 )
+
+            def should_stop() -> bool:
+                return time_limit is not None and time.monotonic() - started > time_limit
 
             report = build_graph(
                 graph,
@@ -340,12 +373,23 @@ def build_command(
                 on_trajectory=on_trajectory,
                 on_step=on_step,
                 retry_cut=retry_cut,
+                should_stop=should_stop,
             )
     finally:
         starter.close()
     save_graph(graph, out)
     for reason in report.reasons:
         err.print(f"  {reason}")
+    err.print(
+        f"steps: {report.steps_evaluated} evaluated, {report.steps_reused} reused without measuring, "
+        f"{report.steps_merged} new examples, {report.failures_labelled} expected failures reproduced, "
+        f"{report.unreproduced} expected failures not reproduced"
+    )
+    if report.stopped:
+        err.print(
+            f"[yellow]stopped at the time limit ({time_limit:.0f} s):[/] the graph is saved; run the same "
+            "command again to continue"
+        )
     err.print(f"wrote {out}: {graph!r}")
 
 
