@@ -202,7 +202,15 @@ def _build_one(
         if known is not None and known.status == "unverified" and verifier is not None:
             known = None  # a draft's step: verify it now
         if known is not None:  # measured before (this build or an earlier one): not again
-            verdict = Verdict(known.status, known.message, known.speedup, known.gpu, machine=known.machine)
+            verdict = Verdict(
+                known.status,
+                known.message,
+                known.speedup,
+                known.gpu,
+                machine=known.machine,
+                time_s=known.time_s,
+                floor_s=known.floor_s,
+            )
             report.steps_reused += 1
         else:
             if on_step:
@@ -238,6 +246,8 @@ def _build_one(
             gpu=verdict.gpu,
             machine=verdict.machine,
             failure=failure,
+            time_s=verdict.time_s,
+            floor_s=verdict.floor_s,
         )
         labeled.append(LabeledStep(label.method, example))
         if example.failed and failure is not None and failure.kind == UNPLANNED:

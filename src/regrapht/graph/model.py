@@ -107,6 +107,8 @@ class Example:
     gpu: str | None = None
     machine: str | None = None
     failure: FailureLabel | None = None
+    time_s: float | None = None  # measured median time of `after` at the task's bench size
+    floor_s: float | None = None  # the task's roofline floor on that machine (cuda), for "% of floor"
 
     @property
     def verified(self) -> bool:
@@ -150,6 +152,8 @@ class Example:
             "gpu": self.gpu,
             "machine": self.machine,
             "failure": None if self.failure is None else self.failure.to_dict(),
+            "time_s": self.time_s,
+            "floor_s": self.floor_s,
             "think": self.think,
             "detail": self.detail,
             "before": self.before,
@@ -184,6 +188,8 @@ class Example:
             # format 1 recorded only the GPU; on cuda that is the machine
             machine=d["machine"] if "machine" in d else d.get("gpu"),
             failure=failure,
+            time_s=_opt_float(d.get("time_s")),
+            floor_s=_opt_float(d.get("floor_s")),
         )
 
 

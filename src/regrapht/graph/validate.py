@@ -146,6 +146,9 @@ def _check_example(c: _Checker, ex: Any, path: str, version: int = SCHEMA_VERSIO
     c.typed(ex, "message", str, path, optional=True)
     c.typed(ex, "gpu", (str, _NONE), path, optional=True)
     c.typed(ex, "machine", (str, _NONE), path, optional=True)
+    for key in ("time_s", "floor_s"):
+        if c.typed(ex, key, (*_NUM, _NONE), path, optional=True) and ex[key] is not None and not ex[key] > 0:
+            c.error(f"{path}.{key}", f"a time must be > 0, got {ex[key]}")
     _check_failure(c, ex, path, version)
     status = ex.get("status", "unverified")
     if status not in STATUSES:

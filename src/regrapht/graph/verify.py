@@ -38,6 +38,8 @@ class Verdict:
     gpu: str | None = None
     record: dict[str, Any] = field(default_factory=dict)  # the evaluation record, for stores and logs
     machine: str | None = None  # what it was measured on: the GPU, or the CPU model and core count
+    time_s: float | None = None  # the step's measured median time at the bench size
+    floor_s: float | None = None  # the task's roofline floor there (cuda only)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -182,7 +184,9 @@ class EvalVerifier:
         fingerprint = ev.fingerprint or {}
         gpu = fingerprint.get("gpu")
         machine = machine_name(fingerprint, check.target)
-        verdict = Verdict(ev.status, ev.message or "", speedup, gpu, ev.to_dict(), machine)
+        time_s = _f((ev.timings or {}).get("candidate", {}).get("median_s")) if ev.status == "correct" else None
+        floor_s = _f((ev.roofline or {}).get("floor_s")) if ev.status == "correct" else None
+        verdict = Verdict(ev.status, ev.message or "", speedup, gpu, ev.to_dict(), machine, time_s, floor_s)
         self._memo[key] = verdict
         return verdict
 
