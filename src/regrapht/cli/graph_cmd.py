@@ -446,6 +446,10 @@ def build_command(
     for reason in report.reasons:
         err.print(f"  {reason}")
     err.print(
+        f"trajectories: {counts['merged']} merged, {counts['cut']} cut, {counts['unreproduced']} unreproduced, "
+        f"{counts['dropped']} dropped, {counts['skipped']} skipped"
+    )
+    err.print(
         f"steps: {report.steps_evaluated} evaluated, {report.steps_reused} reused without measuring, "
         f"{report.steps_merged} new examples, {report.failures_labelled} expected failures reproduced, "
         f"{report.unreproduced} expected failures not reproduced"
