@@ -65,8 +65,7 @@ def test_retrieval_returns_failures_only_when_asked_and_the_prompt_shows_them() 
     }
     shown = tpl.render(**base, failures=[failure])[-1]["content"]
     assert "What went wrong here before" in shown and "missing_sync" in shown and "3 of 100" in shown
-    # without failures the prompt is what it was
-    assert tpl.render(**base, failures=[]) == tpl.render(**base)
+    assert "What went wrong" not in tpl.render(**base, failures=[])[-1]["content"]
 
 
 def test_input_warnings() -> None:
