@@ -113,3 +113,20 @@ def test_report_targets_and_floor_fraction() -> None:
     doc = "# Title\n\nprose\n<!-- graph-report:cuda begin -->\nold\n<!-- graph-report:cuda end -->\nmore\n"
     out = splice(doc, "cuda", text)
     assert "old" not in out and out.startswith("# Title") and out.endswith("more\n") and "80%" in out
+
+
+def test_timings_file_times_kernels_built_before_times_were_recorded(tmp_path) -> None:
+    from regrapht.graph.report import Timing, code_sha, load_timings, save_timings, timings_path
+
+    g = ReGraph("cuda")
+    old = ex("t1", "serial", "port", task="saxpy", status="correct", speedup=Speedup(9.0), machine="NVIDIA H200")
+    merge_trajectory(g, [LabeledStep("parallelize", old)])
+    assert final_kernels(g)["saxpy"].floor_fraction is None
+    path = timings_path(tmp_path / "cuda.json")
+    assert path.name == "cuda.timings.json"
+    save_timings(path, {code_sha("port"): Timing(2e-3, 1e-3, "NVIDIA H100 80GB HBM3")}, {code_sha("port"): "saxpy"})
+    timings = load_timings(path)
+    final = final_kernels(g, timings)["saxpy"]
+    assert final.floor_fraction == 0.5 and final.timing.machine == "NVIDIA H100 80GB HBM3"
+    row = graph_report(g, split_of=lambda t: "train", timings=timings)["final_kernels"][0]
+    assert row["timed_on"] == "NVIDIA H100 80GB HBM3" and row["floor_fraction"] == 0.5

@@ -138,8 +138,8 @@ def report_command(
     measure: bool = typer.Option(
         False,
         "--measure",
-        help="Time the tasks' best kernels that carry no measured time on this machine (needs the GPU for "
-        "cuda) and record the times in the graph file.",
+        help="Time the tasks' best kernels that carry no measured time, on this machine (cuda: needs the "
+        "GPU), into the graph's timings file (NAME.timings.json beside it).",
     ),
     budget: float = typer.Option(0.5, min=0.05, help="Seconds of timing per kernel with --measure."),
     time_limit: float = typer.Option(None, "--time-limit", min=1.0, help="With --measure: stop after this long."),
@@ -148,29 +148,42 @@ def report_command(
     edge, failures by kind, machines, the teacher kernels' share of the roofline floor, leakage."""
     import time
 
-    from regrapht.graph.report import graph_report, measure_final_kernels, render_markdown, splice
+    from regrapht.graph.report import (
+        graph_report,
+        load_timings,
+        measure_final_kernels,
+        render_markdown,
+        save_timings,
+        splice,
+        timings_path,
+    )
 
     tgt = _check_target(target)
     path = graph or default_graph_path(tgt)
     g = _open_graph(graph, tgt)
+    tpath = timings_path(path)
+    timings = load_timings(tpath)
     if measure:
         from regrapht.eval import EvalConfig, TimingConfig
+        from regrapht.graph.report import code_sha, final_kernels
 
         started = time.monotonic()
+        tasks = {code_sha(f.example.after): t for t, f in final_kernels(g).items()}
 
-        def saved(task: str, example: object) -> None:
-            save_graph(g, path)
-            _err().print(f"[{time.monotonic() - started:.0f}s] measured {task}")
+        def saved(task: str, timing: object) -> None:
+            save_timings(tpath, timings, tasks)
+            _err().print(f"[{time.monotonic() - started:.0f}s] {task}: {timing or 'not timed (the kernel failed)'}")
 
         n = measure_final_kernels(
             g,
+            timings,
             EvalConfig(seeds=1, timing_config=TimingConfig(budget_s=budget)),
             on_task=saved,
             should_stop=lambda: time_limit is not None and time.monotonic() - started > time_limit,
         )
-        save_graph(g, path)
-        _err().print(f"measured {n} kernels; times recorded in {path}")
-    report = graph_report(g)
+        save_timings(tpath, timings, tasks)
+        _err().print(f"timed {n} kernels; timings in {tpath}")
+    report = graph_report(g, timings=timings)
     if as_json:
         typer.echo(json.dumps(report, indent=2))
     command = f"regrapht graph report --target {tgt}" + (f" --out {out}" if out else "")

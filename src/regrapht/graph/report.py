@@ -16,11 +16,14 @@ Everything is computed from the graph file and the task suite, nothing is typed 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import statistics
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from regrapht.graph.model import Example, ReGraph
@@ -37,21 +40,61 @@ TARGETS = {
 
 
 @dataclass(frozen=True)
+class Timing:
+    """A kernel's measured time and its task's floor, on one machine."""
+
+    time_s: float
+    floor_s: float
+    machine: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"time_s": self.time_s, "floor_s": self.floor_s, "machine": self.machine}
+
+
+@dataclass(frozen=True)
 class FinalKernel:
     task: str
     example: Example
     cumulative_speedup: float  # over the task's starting code (serial or naive)
+    timing: Timing | None = None  # the example's own measurement, else one from the timings file
 
     @property
     def floor_fraction(self) -> float | None:
-        x = self.example
-        if x.time_s is None or x.floor_s is None or x.time_s <= 0:
-            return None
-        return x.floor_s / x.time_s
+        t = self.timing
+        return None if t is None or t.time_s <= 0 else t.floor_s / t.time_s
 
 
-def final_kernels(graph: ReGraph) -> dict[str, FinalKernel]:
-    """Each task's best verified kernel by cumulative speedup along its chain of steps."""
+def code_sha(code: str) -> str:
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()
+
+
+def timings_path(graph_path: Path) -> Path:
+    """Where `graph report --measure` keeps the final kernels' timings of a graph file: beside it,
+    `NAME.timings.json` (examples built before times were recorded, or timed on another machine
+    than their own, are measured again there rather than rewritten)."""
+    return graph_path.with_name(graph_path.stem + ".timings.json")
+
+
+def load_timings(path: Path) -> dict[str, Timing]:
+    """sha256 of a kernel's code -> its timing, from a timings file (empty when there is none)."""
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        sha: Timing(float(t["time_s"]), float(t["floor_s"]), t.get("machine"))
+        for sha, t in data.get("kernels", {}).items()
+    }
+
+
+def save_timings(path: Path, timings: dict[str, Timing], tasks: dict[str, str]) -> None:
+    """Write the timings file: per kernel sha256, its task, time, floor and machine (sorted)."""
+    kernels = {sha: {"task": tasks.get(sha, ""), **t.to_dict()} for sha, t in sorted(timings.items())}
+    path.write_text(json.dumps({"kernels": kernels}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def final_kernels(graph: ReGraph, timings: dict[str, Timing] | None = None) -> dict[str, FinalKernel]:
+    """Each task's best verified kernel by cumulative speedup along its chain of steps, with its
+    timing: the example's own, else the timings file's entry for its code."""
     by_task: dict[str, list[Example]] = {}
     for _, x in graph.examples():
         if x.verified:
@@ -60,7 +103,13 @@ def final_kernels(graph: ReGraph) -> dict[str, FinalKernel]:
     for task, examples in by_task.items():
         chain = _Chain(examples)
         best = max(examples, key=lambda x: (chain.cumulative(x), x.step))
-        out[task] = FinalKernel(task, best, chain.cumulative(best))
+        own = (
+            Timing(best.time_s, best.floor_s, best.machine)
+            if best.time_s is not None and best.floor_s is not None
+            else None
+        )
+        timing = own or (timings or {}).get(code_sha(best.after))
+        out[task] = FinalKernel(task, best, chain.cumulative(best), timing)
     return dict(sorted(out.items()))
 
 
@@ -114,9 +163,13 @@ def leakage(graph: ReGraph, tasks_root: Any = None) -> dict[str, Any]:
 
 
 def graph_report(
-    graph: ReGraph, tasks_root: Any = None, split_of: Callable[[str], str] | None = None
+    graph: ReGraph,
+    tasks_root: Any = None,
+    split_of: Callable[[str], str] | None = None,
+    timings: dict[str, Timing] | None = None,
 ) -> dict[str, Any]:
-    """The report's numbers and the targets, met or not (see TARGETS)."""
+    """The report's numbers and the targets, met or not (see TARGETS). `timings` (from the graph's
+    timings file) times the best kernels whose examples carry no time."""
     if split_of is None:
         from regrapht.tasks import find_task
 
@@ -132,7 +185,7 @@ def graph_report(
     per_edge = [len(e.examples) for e in graph.edges.values()]
     kinds = Counter(x.failure_kind for x in examples if x.failure_kind is not None)
     machines = Counter(x.machine or "not recorded" for x in examples)
-    finals = final_kernels(graph)
+    finals = final_kernels(graph, timings)
     fractions = {t: f.floor_fraction for t, f in finals.items()}
     measured = sorted(v for v in fractions.values() if v is not None)
     report: dict[str, Any] = {
@@ -157,8 +210,9 @@ def graph_report(
                 "step": f.example.step,
                 "method": f.example.raw_method,
                 "cumulative_speedup": round(f.cumulative_speedup, 4),
-                "time_s": f.example.time_s,
-                "floor_s": f.example.floor_s,
+                "time_s": None if f.timing is None else f.timing.time_s,
+                "floor_s": None if f.timing is None else f.timing.floor_s,
+                "timed_on": None if f.timing is None else f.timing.machine,
                 "floor_fraction": None if fractions[t] is None else round(fractions[t], 4),
             }
             for t, f in finals.items()
@@ -228,8 +282,8 @@ def render_markdown(report: dict[str, Any], command: str) -> str:
         f"machine that timed the kernel. Median over the {r['final_kernels_measured']} measured tasks: "
         + ("n/a." if median is None else f"{median:.0%}."),
         "",
-        "| task | kernel (trajectory step, method) | speedup over start | time | floor | % of floor |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| task | kernel (trajectory step, method) | speedup over start | time | floor | % of floor | timed on |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for k in r["final_kernels"]:
         time = "not measured" if k["time_s"] is None else f"{k['time_s'] * 1e3:.3f} ms"
@@ -237,7 +291,7 @@ def render_markdown(report: dict[str, Any], command: str) -> str:
         frac = "n/a" if k["floor_fraction"] is None else f"{k['floor_fraction']:.0%}"
         lines.append(
             f"| {k['task']} | {k['trajectory']} step {k['step']}, {k['method']} | "
-            f"{k['cumulative_speedup']:.2f}x | {time} | {floor} | {frac} |"
+            f"{k['cumulative_speedup']:.2f}x | {time} | {floor} | {frac} | {k['timed_on'] or 'n/a'} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -264,34 +318,34 @@ def splice(document: str, target: str, section: str) -> str:
 
 def measure_final_kernels(
     graph: ReGraph,
+    timings: dict[str, Timing],
     config: Any = None,
     tasks_root: Any = None,
-    on_task: Callable[[str, Example], None] | None = None,
+    on_task: Callable[[str, Timing | None], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> int:
-    """Time each task's best kernel that carries no measured time (graphs built before times were
-    recorded) with the evaluator on this machine, and record time and floor on its example.
-    `on_task` runs after each measurement (save the graph there). Returns how many were measured."""
+    """Time, with the evaluator on this machine, each task's best kernel that has no timing yet
+    (its example carries none and `timings` has none for its code), adding to `timings`. `on_task`
+    runs after each kernel (save there). Returns how many were timed."""
     from regrapht.eval import Evaluator
     from regrapht.graph.verify import machine_name
     from regrapht.tasks import find_task
 
     done = 0
     with Evaluator(config) as evaluator:
-        for task_id, final in final_kernels(graph).items():
-            x = final.example
-            if final.floor_fraction is not None:
+        for task_id, final in final_kernels(graph, timings).items():
+            if final.timing is not None:
                 continue
             if should_stop is not None and should_stop():
                 break
-            ev = evaluator.evaluate(find_task(task_id, tasks_root), x.after, graph.target)
+            ev = evaluator.evaluate(find_task(task_id, tasks_root), final.example.after, graph.target)
             median = (ev.timings or {}).get("candidate", {}).get("median_s")
             floor = (ev.roofline or {}).get("floor_s")
-            # a kernel measured on another machine than its example's is not this example's time
-            same = machine_name(ev.fingerprint or {}, graph.target) == x.machine
-            if ev.status == "correct" and median and floor and same:
-                x.time_s, x.floor_s = float(median), float(floor)
+            timing = None
+            if ev.status == "correct" and median and floor:
+                timing = Timing(float(median), float(floor), machine_name(ev.fingerprint or {}, graph.target))
+                timings[code_sha(final.example.after)] = timing
                 done += 1
             if on_task is not None:
-                on_task(task_id, x)
+                on_task(task_id, timing)
     return done
