@@ -217,3 +217,21 @@ def test_a_failure_label_must_match_its_verdict() -> None:
     assert any("not a failure kind" in i.message for i in validate_graph_dict(d))
     x["failure"] = None
     assert any("must carry a failure label" in i.message for i in validate_graph_dict(d))
+
+
+def test_a_build_stops_between_trajectories_when_asked() -> None:
+    g = ReGraph("cuda")
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 1  # after the first trajectory
+
+    report = build_graph(
+        g,
+        [traj(step("p")), traj(step("p"), step("v"), author="b")],
+        OfflineRelabeler(embedder=None),
+        TableVerifier(),
+        should_stop=stop,
+    )
+    assert report.stopped and report.merged == 1 and len(g.ledger) == 1

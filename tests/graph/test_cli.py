@@ -153,3 +153,16 @@ def test_show_html(graph_file: Path, tmp_path: Path) -> None:
     assert "<script" in page and "http://" not in page.replace(
         'xmlns="http://www.w3.org/2000/svg"', ""
     ).replace('"http://www.w3.org/2000/svg"', "")
+
+
+def test_build_prints_a_line_per_trajectory_without_a_terminal(trajs, tmp_path: Path) -> None:
+    # a lent machine's log is not a terminal: each trajectory gets a plain line (a live bar would
+    # print nothing before the end, and a build stopped by its call limit would show nothing)
+    src = tmp_path / "t.jsonl"
+    write_trajectories(trajs, src)
+    out = tmp_path / "g.json"
+    r = runner.invoke(app, ["graph", "build", str(src), "--out", str(out), "--no-verify", "--no-embed", "--time-limit", "600"])
+    assert r.exit_code == 0, r.output
+    lines = [line for line in r.output.splitlines() if line.startswith("[")]
+    assert len(lines) == 5 and "merged" in lines[0] and "evaluated" in lines[0]
+    assert "reused" in " ".join(r.output.split())
