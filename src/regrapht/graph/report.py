@@ -140,6 +140,7 @@ def leakage(graph: ReGraph, tasks_root: Any = None) -> dict[str, Any]:
     rule = leakage_rule()
     ids = {x.task for _, x in graph.examples()} | {r.task for r in graph.ledger.values()}
     graph_tasks = [find_task(t, tasks_root) for t in sorted(ids)]
+    split = {t.id: t.split for t in graph_tasks}
     test_ids = sorted(t.id for t in graph_tasks if t.split == "test")
     near: list[dict[str, Any]] = []
     closest: dict[str, Any] | None = None
@@ -147,7 +148,7 @@ def leakage(graph: ReGraph, tasks_root: Any = None) -> dict[str, Any]:
         sim = nearest(test, [t for t in graph_tasks if t.split != "test"], rule)
         if sim is None:
             continue
-        row = {"test": test.id, "graph_task": sim.other, "score": round(sim.score, 4)}
+        row = {"test": test.id, "graph_task": sim.other, "split": split[sim.other], "score": round(sim.score, 4)}
         if closest is None or sim.score > closest["score"]:
             closest = row
         if sim.score >= rule.threshold:
@@ -198,7 +199,7 @@ def graph_report(
         "methods": len(methods),
         "method_names": methods,
         "edges": len(per_edge),
-        "median_examples_per_edge": statistics.median(per_edge) if per_edge else 0.0,
+        "median_examples_per_edge": float(statistics.median(per_edge)) if per_edge else 0.0,
         "single_example_edges": sum(1 for n in per_edge if n == 1),
         "failure_examples": sum(kinds.values()),
         "failures_by_kind": dict(sorted(kinds.items())),
@@ -240,6 +241,8 @@ def graph_report(
 def _num(v: Any) -> str:
     if v is None:
         return "n/a"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     if isinstance(v, float):
         return f"{v:.2f}" if not math.isnan(v) else "n/a"
     return str(v)
@@ -275,7 +278,10 @@ def render_markdown(report: dict[str, Any], command: str) -> str:
     lines.append(
         f"Leakage: test-split tasks on the graph: {', '.join(lk['test_task_ids']) or 'none'}; test tasks within "
         f"the similarity screen (token {lk['ngram']}-gram Jaccard >= {lk['threshold']:.2f}) of a graph task: "
-        + (", ".join(f"{n['test']} ~ {n['graph_task']} {n['score']:.2f}" for n in lk["near_duplicates"]) or "none")
+        + (
+            ", ".join(f"{n['test']} ~ {n['graph_task']} ({n['split']} split) {n['score']:.2f}" for n in lk["near_duplicates"])
+            or "none"
+        )
         + (f" (closest pair: {closest['test']} ~ {closest['graph_task']}, {closest['score']:.2f})." if closest else ".")
     )
     median = r["median_floor_fraction"]
