@@ -166,3 +166,14 @@ def test_build_prints_a_line_per_trajectory_without_a_terminal(trajs, tmp_path: 
     lines = [line for line in r.output.splitlines() if line.startswith("[")]
     assert len(lines) == 5 and "merged" in lines[0] and "evaluated" in lines[0]
     assert "reused" in " ".join(r.output.split())
+
+
+def test_advise_refuses_empty_input_and_warns_on_non_code(graph_file: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.cu"
+    empty.write_text("\n  \n")
+    r = runner.invoke(app, ["advise", str(empty), "--graph", str(graph_file)])
+    assert r.exit_code == 2 and "is empty" in r.output
+    prose = tmp_path / "notes.cu"
+    prose.write_text("Please make my kernel faster, it is slow on big inputs\n")
+    r = runner.invoke(app, ["advise", str(prose), "--graph", str(graph_file)])
+    assert r.exit_code == 0 and "does not look like C/C++/CUDA code" in " ".join(r.output.split())

@@ -225,5 +225,7 @@ def advise(
             budget_tokens=budget_tokens if budget_tokens is not None else 10**9,
             count_tokens=count_tokens,
             embedder=embedder,
+            # the ranking's similarity, unless a model embeds the code
+            similarity=None if embedder is not None else lambda a, b: jaccard(mine, _shingles(b)),
         )
     return Advice(graph.target, rec, position, suggestions, warnings)

@@ -130,7 +130,14 @@ class Retrieved:
         }
 
 
-def _similarities(code: str, befores: Sequence[str], embedder: Embedder | None) -> list[float]:
+def _similarities(
+    code: str,
+    befores: Sequence[str],
+    embedder: Embedder | None,
+    similarity: Callable[[str, str], float] | None = None,
+) -> list[float]:
+    if similarity is not None:
+        return [similarity(code, b) for b in befores]
     if embedder is not None and befores:
         vecs = embedder.encode([code, *befores])
         return [float(x) for x in vecs[1:] @ vecs[0]]
@@ -150,17 +157,19 @@ def retrieve_examples(
     include_failures: bool = False,
     failures: int = 0,
     render: Callable[[Example, Edge], str] = render_example,
+    similarity: Callable[[str, str], float] | None = None,
 ) -> list[Retrieved]:
     """Up to `k` examples of applying `method` to code like `code`, then up to `failures` failure
     examples of it (`Retrieved.is_failure`), all within `budget_tokens`. `source` names the node(s)
     the current code sits on (examples from there get a bonus). `include_failures` lets failures
-    compete for the `k` places too (last tier)."""
+    compete for the `k` places too (last tier). `similarity(code, before)` replaces the embedding or
+    lexical similarity when given."""
     count = count_tokens or estimate_tokens
     sources = {source} if isinstance(source, str) else set(source or ())
     pairs = [(e, x) for e in graph.in_edges(method) for x in e.examples]
     if not pairs or (k <= 0 and failures <= 0):
         return []
-    sims = _similarities(code, [x.before for _, x in pairs], embedder)
+    sims = _similarities(code, [x.before for _, x in pairs], embedder, similarity)
     scored = []
     for (edge, ex), sim in zip(pairs, sims):
         score = sim + (SOURCE_BONUS if edge.source in sources else 0.0)
