@@ -214,6 +214,7 @@ def graph_report(
                 "time_s": None if f.timing is None else f.timing.time_s,
                 "floor_s": None if f.timing is None else f.timing.floor_s,
                 "timed_on": None if f.timing is None else f.timing.machine,
+                "example_time_s": f.example.time_s,
                 "floor_fraction": None if fractions[t] is None else round(fractions[t], 4),
             }
             for t, f in finals.items()
@@ -285,6 +286,22 @@ def render_markdown(report: dict[str, Any], command: str) -> str:
         + (f" (closest pair: {closest['test']} ~ {closest['graph_task']}, {closest['score']:.2f})." if closest else ".")
     )
     median = r["median_floor_fraction"]
+    if r["target"] != "cuda":
+        lines += [
+            "",
+            "Best teacher kernel per task (largest cumulative speedup along its chain); the cpu target has no "
+            "roofline floor (no measured ceiling for multi-threaded code), so times only.",
+            "",
+            "| task | kernel (trajectory step, method) | speedup over start | time |",
+            "| --- | --- | --- | --- |",
+        ]
+        for k in r["final_kernels"]:
+            time = "not measured" if k["example_time_s"] is None else f"{k['example_time_s'] * 1e3:.1f} ms"
+            lines.append(
+                f"| {k['task']} | {k['trajectory']} step {k['step']}, {k['method']} | "
+                f"{k['cumulative_speedup']:.2f}x | {time} |"
+            )
+        return "\n".join(lines) + "\n"
     lines += [
         "",
         "Teacher kernels against the roofline floor: each task's best verified kernel (largest cumulative "
