@@ -45,7 +45,7 @@ def test_failing_step_cuts_the_trajectory_and_is_recorded(trajs) -> None:
     assert (report.cut, report.steps_merged, report.steps_failed) == (1, 2, 1)
     assert len(verifier.calls) == 2  # steps after the failure are never evaluated
     failed = g.edge("parallelize", "shared_memory_tiling")
-    assert failed.stats.failures == 1 and failed.stats.failure_kinds == {"compile_error": 1}
+    assert failed.stats.failures == 1 and failed.stats.failure_kinds == {"unplanned": 1}
     assert not g.has_node("loop_unrolling")
     (rec,) = g.ledger.values()
     assert rec.outcome == "cut" and rec.merged_steps == 2 and "step 1 (tiling): compile_error" in rec.reason
@@ -130,7 +130,8 @@ def test_unverified_build(trajs) -> None:
     g = ReGraph("cuda")
     build_graph(g, trajs, OfflineRelabeler(embedder=None))
     assert {x.status for _, x in g.examples()} == {"unverified"}
-    assert g.edge(INITIAL, "parallelize").stats.unverified == 5
+    # two of the five trajectories share their first port verbatim: one example of it
+    assert g.edge(INITIAL, "parallelize").stats.unverified == 4
 
 
 def test_trajectory_jsonl_round_trip_and_hash(trajs, tmp_path) -> None:

@@ -48,7 +48,7 @@ def test_cpu_build_with_real_evaluation() -> None:
     simd = g.edge("parallelize", "simd_vectorization").examples[0]
     assert simd.verified and simd.speedup is not None  # measured against the previous step's code
     wrong = g.edge("parallelize", "loop_unrolling")
-    assert wrong.stats.failure_kinds == {"wrong_answer": 1} and wrong.examples[0].message
+    assert wrong.stats.failure_kinds == {"unplanned": 1} and wrong.examples[0].message
     cut = next(r for r in g.ledger.values() if r.outcome == "cut")
     assert "step 1 (unroll loops): wrong_answer" in cut.reason
     assert [i for i in validate_graph(g) if i.level == "error"] == []

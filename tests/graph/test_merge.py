@@ -12,7 +12,7 @@ from .conftest import RecordedVerifier
 
 
 def ex(traj: str, step: int, task: str = "t") -> Example:
-    return Example(task, "think", "detail", f"before {step}", f"after {step}", traj, step, f"raw {step}")
+    return Example(task, "think", "detail", f"{traj} before {step}", f"{traj} after {step}", traj, step, f"raw {step}")
 
 
 def labeled(traj: str, methods: list[str]) -> list[LabeledStep]:

@@ -49,11 +49,11 @@ def test_similar_code_first_within_a_tier() -> None:
 def test_verified_and_faster_first_then_slower_then_unverified_failures_excluded() -> None:
     g = graph_with(
         [
-            ex("fail", NAIVE_MATMUL, "x", status="compile_error"),
-            ex("unv", NAIVE_MATMUL, "x", status="unverified"),
-            ex("slow", NAIVE_MATMUL, "x", speedup=0.8),
-            ex("fast", NAIVE_SUM, "x", speedup=3.0),
-            ex("nomeasure", NAIVE_MATMUL, "x"),
+            ex("fail", NAIVE_MATMUL, "x1", status="compile_error"),
+            ex("unv", NAIVE_MATMUL, "x2", status="unverified"),
+            ex("slow", NAIVE_MATMUL, "x3", speedup=0.8),
+            ex("fast", NAIVE_SUM, "x4", speedup=3.0),
+            ex("nomeasure", NAIVE_MATMUL, "x5"),
         ]
     )
     got = retrieve_examples(g, NAIVE_MATMUL, "shared_memory_tiling", k=10)

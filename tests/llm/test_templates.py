@@ -45,6 +45,7 @@ VARIABLES: dict[str, dict[str, Any]] = {
         "current_code": "CURRENT",
         "method": METHOD,
         "examples": [{"before": "EB", "after": "EA", "think": "ET", "detail": "ED"}],
+        "failures": [],
     },
     "trajectory_generate": {"task": TASK, "target": "cuda", "methods": [METHOD], "max_steps": 4},
     "relabel": {"methods": [METHOD], "steps": [{"method": "Tiling", "detail": "tiles in smem"}]},

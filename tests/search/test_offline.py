@@ -20,6 +20,7 @@ def step_request(task, code: str, method: str, seed: int = 0, target: str = "cpu
         "current_code": code,
         "method": {"name": method, "definition": "a method"},
         "examples": [],
+        "failures": [],
     }
     return load_template("optimize_step").request(variables, SamplingParams(seed=seed))
 

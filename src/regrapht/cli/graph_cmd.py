@@ -92,13 +92,16 @@ def stats_command(
         f"{len(st['new_methods'])} new)  edges={st['edges']} (self-loops {st['self_loops']})"
     )
     con.print(
-        f"examples={st['examples']}  verified={st['verified']} ({st['verified_share']:.0%})  "
+        f"examples={st['examples']} (distinct)  verified={st['verified']} ({st['verified_share']:.0%})  "
         f"failures={st['failures']}  unverified={st['unverified']}  tasks={st['distinct_tasks']}  "
         f"trajectories: {st['trajectories']['merged']} merged, {st['trajectories']['cut']} cut, "
-        f"{st['trajectories']['dropped']} dropped"
+        f"{st['trajectories']['unreproduced']} unreproduced, {st['trajectories']['dropped']} dropped  "
+        f"reused steps={st['reused_steps']}"
     )
-    if st["gpus"]:
-        con.print("measured on: " + ", ".join(st["gpus"]))
+    if st["failure_kinds"]:
+        con.print("failures by kind: " + ", ".join(f"{k} {v}" for k, v in st["failure_kinds"].items()))
+    if st["machines"]:
+        con.print("measured on: " + ", ".join(f"{k} ({v})" for k, v in st["machines"].items()))
     for key, title in (
         ("top_by_count", "Top transitions by count"),
         ("top_by_gain", "Top transitions by gain"),
@@ -119,6 +122,81 @@ def stats_command(
                 str(r["measured"]),
             )
         con.print(t)
+
+
+# ----------------------------------------------------------------------------------------- report
+
+
+@graph_app.command("report")
+def report_command(
+    out: Path = typer.Option(
+        None, "--out", "-o", help="Write the report into this Markdown file (between its report markers)."
+    ),
+    graph: Path = typer.Option(None, "--graph", "-g", help=GRAPH_HELP, dir_okay=False),
+    target: str = typer.Option("cuda", "--target", "-t", help="cuda or cpu: which shipped graph by default."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    measure: bool = typer.Option(
+        False,
+        "--measure",
+        help="Time the tasks' best kernels that carry no measured time, on this machine (cuda: needs the "
+        "GPU), into the graph's timings file (NAME.timings.json beside it).",
+    ),
+    budget: float = typer.Option(0.5, min=0.05, help="Seconds of timing per kernel with --measure."),
+    time_limit: float = typer.Option(None, "--time-limit", min=1.0, help="With --measure: stop after this long."),
+) -> None:
+    """The graph against the issue's targets: tasks, distinct verified examples, methods, examples per
+    edge, failures by kind, machines, the teacher kernels' share of the roofline floor, leakage."""
+    import time
+
+    from regrapht.graph.report import (
+        graph_report,
+        load_timings,
+        measure_final_kernels,
+        render_markdown,
+        save_timings,
+        splice,
+        timings_path,
+    )
+
+    tgt = _check_target(target)
+    path = graph or default_graph_path(tgt)
+    g = _open_graph(graph, tgt)
+    tpath = timings_path(path)
+    timings = load_timings(tpath)
+    if measure:
+        from regrapht.eval import EvalConfig, TimingConfig
+        from regrapht.graph.report import code_sha, final_kernels
+
+        started = time.monotonic()
+        tasks = {code_sha(f.example.after): t for t, f in final_kernels(g).items()}
+
+        def saved(task: str, timing: object) -> None:
+            save_timings(tpath, timings, tasks)
+            _err().print(f"[{time.monotonic() - started:.0f}s] {task}: {timing or 'not timed (the kernel failed)'}")
+
+        n = measure_final_kernels(
+            g,
+            timings,
+            EvalConfig(seeds=1, timing_config=TimingConfig(budget_s=budget)),
+            on_task=saved,
+            should_stop=lambda: time_limit is not None and time.monotonic() - started > time_limit,
+        )
+        save_timings(tpath, timings, tasks)
+        _err().print(f"timed {n} kernels; timings in {tpath}")
+    report = graph_report(g, timings=timings)
+    if as_json:
+        typer.echo(json.dumps(report, indent=2))
+    command = f"regrapht graph report --target {tgt}" + (f" --out {out}" if out else "")
+    text = render_markdown(report, command)
+    if out is not None:
+        doc = out.read_text(encoding="utf-8") if out.exists() else ""
+        out.write_text(splice(doc, tgt, text), encoding="utf-8")
+        _err().print(f"wrote the {tgt} report into {out}")
+    elif not as_json:
+        typer.echo(text)
+    missed = [t["name"] for t in report["targets"] if not t["met"]]
+    if missed:
+        _err().print(f"[yellow]targets not met:[/] {', '.join(missed)}")
 
 
 # ------------------------------------------------------------------------------------------- show
@@ -240,7 +318,18 @@ def build_command(
     retry_cut: bool = typer.Option(
         False,
         "--retry-cut",
-        help="Verify again the trajectories a failing step cut off the graph (after fixing their task).",
+        help="Verify again the trajectories a failing step cut off the graph, or whose expected failure "
+        "did not show (after fixing their task).",
+    ),
+    call_timeout: float = typer.Option(
+        20.0, min=1.0, help="Seconds an evaluation call may go without progress before it counts as a hang."
+    ),
+    time_limit: float = typer.Option(
+        None,
+        "--time-limit",
+        min=1.0,
+        help="Start no new trajectory after this many seconds; the graph is saved and the same command "
+        "resumes it (for machines lent by the call).",
     ),
 ) -> None:
     """Build (or resume) a graph from trajectories: relabel, verify each step, merge (Algorithm 1).
@@ -249,9 +338,12 @@ def build_command(
 
     The graph is saved after every trajectory; run the same command again to resume. Trajectories
     already on the graph (same content hash) are skipped; with --retry-cut, those a failing step cut
-    short are taken off and verified again.
+    short are taken off and verified again. A step already on the graph (same edge and code) is
+    neither measured nor added again: the trajectory continues from it.
     """
-    from regrapht.graph.build import BuildEvent, build_graph
+    import time
+
+    from regrapht.graph.build import RETRIED, SETTLED, BuildEvent, build_graph
     from regrapht.graph.relabel import ModelRelabeler, OfflineRelabeler
     from regrapht.graph.verify import EvalVerifier, StepCheck
 
@@ -296,14 +388,23 @@ def build_command(
         from regrapht.eval import EvalConfig, TimingConfig
 
         verifier = EvalVerifier(
-            tasks_root, EvalConfig(seeds=seeds, timing_config=TimingConfig(budget_s=budget))
+            tasks_root,
+            EvalConfig(seeds=seeds, call_timeout_s=call_timeout, timing_config=TimingConfig(budget_s=budget)),
         )
     starter = verifier or EvalVerifier(tasks_root)
+    started = time.monotonic()
     if verifier is not None:
-        settled = ("merged",) if retry_cut else ("merged", "cut")
+        settled = tuple(o for o in SETTLED if not (retry_cut and o in RETRIED))
         done = {h for h, record in graph.ledger.items() if record.outcome in settled}
-        verifier.prepare([t for t in items if t.hash not in done], target, reference_threads)
-    counts = {"merged": 0, "cut": 0, "dropped": 0, "skipped": 0}
+        todo = [t for t in items if t.hash not in done]
+        # steps already on the graph are not measured again, so they need no compile either
+        known = {(x.task, x.after) for _, x in graph.examples() if x.status != "unverified"}
+        verifier.prepare(todo, target, reference_threads, known)
+        err.print(f"{len(todo)} of {len(items)} trajectories to build ({len(items) - len(todo)} already on the graph)")
+    counts = {"merged": 0, "cut": 0, "unreproduced": 0, "dropped": 0, "skipped": 0}
+    # Without a terminal (a lent machine's log) a live bar prints nothing until the end: one line per
+    # trajectory instead, so a build stopped by its call limit still shows how far it got.
+    plain = not err.is_terminal
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -312,6 +413,7 @@ def build_command(
         TextColumn("{task.fields[status]}"),
         console=err,
         transient=False,
+        disable=plain,
     )
     try:
         with progress:
@@ -324,12 +426,21 @@ def build_command(
                 counts[ev.outcome] += 1
                 if ev.outcome != "skipped":
                     save_graph(graph, out)
+                    if plain:
+                        err.print(
+                            f"[{ev.index + 1}/{len(items)} {time.monotonic() - started:.0f}s] {ev.trajectory.task} "
+                            f"{ev.hash[:12]}: {ev.outcome}, {ev.merged_steps} new, {ev.reused_steps} reused, "
+                            f"{ev.evaluated_steps} evaluated" + (f" ({ev.reason})" if ev.reason else "")
+                        )
                 progress.update(
                     bar,
                     advance=1,
-                    status=f"{counts['merged']} merged, {counts['cut']} cut, {counts['dropped']} dropped, "
-                    f"{counts['skipped']} skipped",
+                    status=f"{counts['merged']} merged, {counts['cut']} cut, {counts['unreproduced']} "
+                    f"unreproduced, {counts['dropped']} dropped, {counts['skipped']} skipped",
                 )
+
+            def should_stop() -> bool:
+                return time_limit is not None and time.monotonic() - started > time_limit
 
             report = build_graph(
                 graph,
@@ -340,12 +451,27 @@ def build_command(
                 on_trajectory=on_trajectory,
                 on_step=on_step,
                 retry_cut=retry_cut,
+                should_stop=should_stop,
             )
     finally:
         starter.close()
     save_graph(graph, out)
     for reason in report.reasons:
         err.print(f"  {reason}")
+    err.print(
+        f"trajectories: {counts['merged']} merged, {counts['cut']} cut, {counts['unreproduced']} unreproduced, "
+        f"{counts['dropped']} dropped, {counts['skipped']} skipped"
+    )
+    err.print(
+        f"steps: {report.steps_evaluated} evaluated, {report.steps_reused} reused without measuring, "
+        f"{report.steps_merged} new examples, {report.failures_labelled} expected failures reproduced, "
+        f"{report.unreproduced} expected failures not reproduced"
+    )
+    if report.stopped:
+        err.print(
+            f"[yellow]stopped at the time limit ({time_limit:.0f} s):[/] the graph is saved; run the same "
+            "command again to continue"
+        )
     err.print(f"wrote {out}: {graph!r}")
 
 
@@ -401,22 +527,32 @@ def advise_command(
     as_json: bool = typer.Option(False, "--json", help="Print the advice as JSON."),
     top: int = typer.Option(5, min=1, help="How many next methods to rank."),
     examples: int = typer.Option(1, min=0, help="Worked examples per suggested method."),
+    failures: int = typer.Option(
+        1, min=0, help="Failed attempts per suggested method to show as 'what went wrong here'."
+    ),
 ) -> None:
-    """Which optimization method should come next for KERNEL, by the graph's measured statistics.
+    """Which optimization method should come next for KERNEL, by the graph's measured evidence.
 
     No model is used: the methods the code already uses are recognized statically, the code is
-    placed on the graph, and the methods that followed there are ranked by verified share and gain.
+    placed on the graph, and the methods that followed there are ranked by evidence: how many tasks
+    took the step, its verified share (failures count against it), its measured gain shrunk by how
+    often it was measured, and how close KERNEL is to the code the examples started from.
     """
-    from regrapht.graph.advise import advise
+    from regrapht.graph.advise import advise, input_warnings
 
     tgt = _check_target(target or ("cuda" if kernel.suffix in (".cu", ".cuh") else "cpu"))
-    g = _open_graph(graph, tgt)
     code = kernel.read_text(encoding="utf-8", errors="replace")
-    advice = advise(g, code, top=top, examples_per_method=examples)
+    if not code.strip():
+        _err().print(f"[red]error:[/] {kernel} is empty: give a source file with the kernel to advise on")
+        raise typer.Exit(2)
+    g = _open_graph(graph, tgt)
+    advice = advise(g, code, top=top, examples_per_method=examples, failures_per_method=failures)
     if as_json:
         typer.echo(json.dumps(advice.to_dict(), indent=2))
         return
     con = _out()
+    for w in input_warnings(code, tgt):
+        _err().print(f"[yellow]warning:[/] {kernel.name}: {w}")
     rec = advice.recognition
     if rec.notice:
         con.print(f"[yellow]notice:[/] {rec.notice}")
@@ -433,22 +569,26 @@ def advise_command(
     if not advice.suggestions:
         con.print("[yellow]the graph has no transition to suggest from here[/]")
         return
-    s_tab = tables.table("Suggested next methods")
+    s_tab = tables.table("Suggested next methods (by evidence)")
     tables.number_column(s_tab, "#")
     tables.key_column(s_tab, "method")
-    for col in ("score", "taken", "verified", "geomean", "tasks"):
+    for col in ("score", "examples", "verified", "failures", "gain (95% CI)", "tasks", "similar"):
         tables.number_column(s_tab, col)
     tables.text_column(s_tab, "via")
     for i, s in enumerate(advice.suggestions, start=1):
         st = s.stats
+        ci = s.gain_interval
+        gain = _fmt(st.geomean) + (f" ({ci[0]:.2f}-{ci[1]:.2f})" if ci else "")
         s_tab.add_row(
             str(i),
             s.method,
             f"{s.score:.2f}",
             str(st.taken),
             f"{st.verified} ({st.verified_share:.0%})",
-            _fmt(st.geomean),
+            str(st.failures),
+            gain,
             str(st.tasks),
+            f"{s.similarity:.2f}",
             ", ".join(s.via) + (" (anywhere)" if s.from_anywhere else ""),
         )
     con.print(s_tab)
@@ -456,8 +596,14 @@ def advise_command(
         for r in s.examples:
             x = r.example
             gain = _fmt(x.speedup.value if x.speedup else None)
-            con.rule(f"{r.edge.source} -> {r.edge.target}: {x.task} step {x.step} ({x.status}, {gain})")
-            con.print(f"[bold]why:[/] {x.think.strip()}")
+            if r.is_failure:
+                con.rule(f"what went wrong here: {r.edge.source} -> {r.edge.target}: {x.task} ({x.failure_kind})")
+                if x.failure is not None and x.failure.why:
+                    con.print(f"[bold]what went wrong:[/] {x.failure.why.strip()}")
+                con.print(f"[bold]evaluator:[/] {x.status}" + (f": {' '.join(x.message.split())}" if x.message else ""))
+            else:
+                con.rule(f"{r.edge.source} -> {r.edge.target}: {x.task} step {x.step} ({x.status}, {gain})")
+                con.print(f"[bold]why:[/] {x.think.strip()}")
             con.print(f"[bold]change:[/] {x.detail.strip()}")
             diff = "\n".join(
                 difflib.unified_diff(

@@ -4,6 +4,10 @@ Algorithm 1: start at the initial node; for each step with (relabeled) method m 
 if the edge prev -> m exists, append x to it; elif the node m exists, add the edge prev -> m with x;
 else add the node m and the edge prev -> m with x; then move to m. Cycles and repeated methods are
 allowed (a step may apply the method the previous step applied: a self-loop).
+
+One example per (edge, code before, code after): a step identical to an example already on its edge
+(a trajectory that copies another's first steps verbatim) walks the edge without adding to it, and
+counts as a reused step of its trajectory.
 """
 
 from __future__ import annotations
@@ -51,7 +55,8 @@ def merge_trajectory(
     node_factory: NodeFactory | None = None,
 ) -> list[str]:
     """Merge one relabeled trajectory (Algorithm 1) and record it in the ledger. Returns the path of
-    nodes walked, starting with the initial node."""
+    nodes walked, starting with the initial node. `record.merged_steps` and `record.reused_steps`
+    are set to the examples added and the steps that were already on the graph."""
     if record is not None and record.hash in graph.ledger:
         raise GraphError(f"trajectory {record.hash[:12]} ({record.task}) is already on the graph")
     make = node_factory or taxonomy_node_factory()
@@ -62,6 +67,7 @@ def merge_trajectory(
             )
     cur = graph.initial
     path = [cur]
+    added = reused = 0
     for st in steps:
         if graph.has_edge(cur, st.method):
             edge = graph.edge(cur, st.method)
@@ -70,10 +76,15 @@ def merge_trajectory(
         else:
             graph.add_node(make(st))
             edge = graph.add_edge(cur, st.method)
-        edge.examples.append(st.example)
+        if graph.find_example(cur, st.method, st.example.before, st.example.after) is None:
+            edge.examples.append(st.example)
+            added += 1
+        else:
+            reused += 1
         cur = st.method
         path.append(cur)
     if record is not None:
+        record.merged_steps, record.reused_steps = added, reused
         graph.ledger[record.hash] = record
     return path
 
@@ -88,7 +99,8 @@ def record_dropped(graph: ReGraph, record: TrajectoryRecord) -> None:
 def merge_graphs(a: ReGraph, b: ReGraph) -> ReGraph:
     """A new graph holding both. Equivalent to replaying b's trajectories after a's through
     Algorithm 1: a trajectory both graphs hold (same content hash) is taken from `a` alone; nodes
-    keep a's definitions; b's examples are appended after a's on shared edges."""
+    keep a's definitions; b's examples are appended after a's on shared edges, except those a
+    already holds (same edge, code before and after), which count as reused steps."""
     if a.target != b.target:
         raise GraphError(f"cannot merge a {a.target!r} graph with a {b.target!r} graph")
     out = copy.deepcopy(a)
@@ -106,6 +118,7 @@ def merge_graphs(a: ReGraph, b: ReGraph) -> ReGraph:
     for h, rec in b.ledger.items():
         if h not in skip:
             out.ledger[h] = copy.deepcopy(rec)
+    out.dedupe()
     # a node of b reached only by skipped trajectories has no edge: leave it out
     for name in out.method_nodes():
         if name not in a.nodes and not out.in_edges(name):

@@ -33,7 +33,13 @@ STATUSES = (
 )
 FAILURE_STATUSES = frozenset(STATUSES) - {"correct", "unverified"}
 NODE_ORIGINS = ("initial", "taxonomy", "new")
-OUTCOMES = ("merged", "cut", "dropped")
+# "unreproduced": the trajectory's last step was an expected failure that passed (a race that did not
+# show); its other steps are on the graph, that step is not.
+OUTCOMES = ("merged", "cut", "dropped", "unreproduced")
+# The failure kind of a step that failed although its author did not expect it to (the authored kinds
+# are in data/failure_kinds.toml).
+UNPLANNED = "unplanned"
+MESSAGE_CHARS = 600  # a failure's evaluator message is kept this long (compiler logs can run to pages)
 DIGITS = 4  # statistics are rounded so graph files diff cleanly
 
 
@@ -57,14 +63,33 @@ def _opt_float(v: Any) -> float | None:
     return None if v is None else float(v)
 
 
+@dataclass(frozen=True)
+class FailureLabel:
+    """What kind of failed attempt an example is (data/failure_kinds.toml, or "unplanned") and why."""
+
+    kind: str
+    why: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "why": self.why}
+
+
+def trim_message(message: str, limit: int = MESSAGE_CHARS) -> str:
+    """An evaluator message cut to `limit` characters (whole compiler logs do not belong on an edge)."""
+    text = message.strip()
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
 @dataclass
 class Example:
     """One worked example on an edge: a step of a trajectory with its verdict.
 
     `speedup` is the measured speedup of `after` over `before` (over the serial reference for a first
     step from serial code); `gpu` names the GPU it was measured on (None on the cpu target or when
-    unmeasured). `trajectory` and `step` identify where the example came from, which makes merging
-    idempotent.
+    unmeasured); `machine` names the machine it was measured on (the GPU on cuda, the CPU model and
+    core count on cpu). `failure` labels a failed attempt: an expected one (its author's kind and why,
+    reproduced by the evaluator) or an unplanned one. `trajectory` and `step` identify where the
+    example came from, which makes merging idempotent.
     """
 
     task: str
@@ -80,18 +105,39 @@ class Example:
     message: str = ""
     speedup: Speedup | None = None
     gpu: str | None = None
+    machine: str | None = None
+    failure: FailureLabel | None = None
+    time_s: float | None = None  # measured median time of `after` at the task's bench size
+    floor_s: float | None = None  # the task's roofline floor on that machine (cuda), for "% of floor"
 
     @property
     def verified(self) -> bool:
-        return self.status == "correct"
+        """Correct and not a labelled failure (a "slower" failure is correct but is evidence against)."""
+        return self.status == "correct" and self.failure is None
 
     @property
     def failed(self) -> bool:
+        """The evaluator rejected it."""
         return self.status in FAILURE_STATUSES
+
+    @property
+    def is_failure(self) -> bool:
+        """Failure evidence: rejected by the evaluator, or labelled a failed attempt."""
+        return self.failure is not None or self.failed
+
+    @property
+    def failure_kind(self) -> str | None:
+        if self.failure is not None:
+            return self.failure.kind
+        return UNPLANNED if self.failed else None
 
     @property
     def key(self) -> tuple[str, int]:
         return (self.trajectory, self.step)
+
+    def content_key(self) -> tuple[str, str, str]:
+        """(task, before, after): the same code change on the same task, on whatever edge."""
+        return (self.task, self.before, self.after)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -104,6 +150,10 @@ class Example:
             "message": self.message,
             "speedup": None if self.speedup is None else self.speedup.to_dict(),
             "gpu": self.gpu,
+            "machine": self.machine,
+            "failure": None if self.failure is None else self.failure.to_dict(),
+            "time_s": self.time_s,
+            "floor_s": self.floor_s,
             "think": self.think,
             "detail": self.detail,
             "before": self.before,
@@ -113,6 +163,14 @@ class Example:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Example:
         sp = d.get("speedup")
+        fl = d.get("failure")
+        status = d.get("status", "unverified")
+        if fl is not None:
+            failure: FailureLabel | None = FailureLabel(fl["kind"], fl.get("why", ""))
+        elif status in FAILURE_STATUSES:  # a graph file of format 1: failures carried no label
+            failure = FailureLabel(UNPLANNED, "the step failed verification; its author expected it to pass")
+        else:
+            failure = None
         return cls(
             task=d["task"],
             think=d["think"],
@@ -123,10 +181,15 @@ class Example:
             step=int(d["step"]),
             raw_method=d["raw_method"],
             author=d.get("author", ""),
-            status=d.get("status", "unverified"),
+            status=status,
             message=d.get("message", ""),
             speedup=None if sp is None else Speedup.from_dict(sp),
             gpu=d.get("gpu"),
+            # format 1 recorded only the GPU; on cuda that is the machine
+            machine=d["machine"] if "machine" in d else d.get("gpu"),
+            failure=failure,
+            time_s=_opt_float(d.get("time_s")),
+            floor_s=_opt_float(d.get("floor_s")),
         )
 
 
@@ -198,7 +261,7 @@ class EdgeStats:
     @classmethod
     def of(cls, examples: list[Example]) -> EdgeStats:
         verified = [e for e in examples if e.verified]
-        kinds = Counter(e.status for e in examples if e.failed)
+        kinds = Counter(e.failure_kind for e in examples if e.failure_kind is not None)
         measured = [e for e in verified if e.speedup is not None]
         per_gpu: dict[str, list[float]] = {}
         for e in measured:
@@ -249,8 +312,12 @@ class TrajectoryRecord:
     """The ledger entry of one trajectory seen by construction (what makes builds resumable).
 
     outcome: "merged" (every step verified and merged), "cut" (a step failed verification: the
-    steps before it and the failing step are on the graph, the rest is not), "dropped" (relabeling did
-    not line up, or the trajectory could not be read against its task: nothing merged).
+    steps before it and the failing step are on the graph, the rest is not), "unreproduced" (the last
+    step was an expected failure that passed: it is not on the graph), "dropped" (relabeling did not
+    line up, or the trajectory could not be read against its task: nothing merged).
+    `merged_steps` counts the examples the trajectory added; `reused_steps` the steps that were
+    already on the graph as an identical example (same edge, code before and after), which it
+    continued from without adding or measuring them again.
     """
 
     hash: str
@@ -260,6 +327,7 @@ class TrajectoryRecord:
     steps: int
     merged_steps: int
     reason: str = ""
+    reused_steps: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -269,6 +337,7 @@ class TrajectoryRecord:
             "outcome": self.outcome,
             "steps": self.steps,
             "merged_steps": self.merged_steps,
+            "reused_steps": self.reused_steps,
             "reason": self.reason,
         }
 
@@ -282,6 +351,7 @@ class TrajectoryRecord:
             d["steps"],
             d["merged_steps"],
             d.get("reason", ""),
+            d.get("reused_steps", 0),
         )
 
 
@@ -359,6 +429,36 @@ class ReGraph:
             edge.examples[:] = kept
             if not kept:
                 del self.edges[key]
+        return removed
+
+    def find_example(self, source: str, target: str, before: str, after: str) -> Example | None:
+        """The example of edge source -> target with exactly this code before and after, if any."""
+        edge = self.edges.get((source, target))
+        if edge is None:
+            return None
+        return next((x for x in edge.examples if x.before == before and x.after == after), None)
+
+    def dedupe(self) -> int:
+        """Keep one example per (edge, code before, code after): the first merged. A removed
+        duplicate counts, in its trajectory's ledger entry, as a reused step rather than a merged one
+        (graph files of format 1 could hold the same first port twice). Returns how many went."""
+        removed = 0
+        for key in sorted(self.edges):
+            edge = self.edges[key]
+            seen: set[tuple[str, str]] = set()
+            kept = []
+            for ex in edge.examples:
+                code = (ex.before, ex.after)
+                if code in seen:
+                    removed += 1
+                    rec = self.ledger.get(ex.trajectory)
+                    if rec is not None:
+                        rec.merged_steps -= 1
+                        rec.reused_steps += 1
+                    continue
+                seen.add(code)
+                kept.append(ex)
+            edge.examples[:] = kept
         return removed
 
     def without_task(self, task: str) -> ReGraph:

@@ -9,6 +9,10 @@ Candidates are the examples on edges that lead into `method`. Ordering:
    starts at the node the current code sits on;
 3. then by larger speedup, then by trajectory and step (deterministic).
 Examples are taken greedily in that order while their rendering fits the token budget.
+
+Asked for `failures=k`, retrieval also returns up to k failure examples of the method ("what went
+wrong here": labelled failed attempts and unplanned failures, with their kind, why and the
+evaluator's verdict), by the same similarity, after the worked examples and within the same budget.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ def estimate_tokens(text: str) -> int:
 def render_example(example: Example, edge: Edge) -> str:
     """The plain-text form of an example, as a prompt would show it (what the budget counts)."""
     sp = f"{example.speedup.value:.2f}x" if example.speedup is not None else "not measured"
+    if example.is_failure:
+        return render_failure(example, edge)
     return (
         f"### {edge.source} -> {edge.target} (task {example.task}, {example.status}, speedup {sp})\n"
         f"Reasoning: {example.think.strip()}\n"
@@ -47,12 +53,32 @@ def render_example(example: Example, edge: Edge) -> str:
     )
 
 
+def render_failure(example: Example, edge: Edge) -> str:
+    """A failure example as a prompt shows it: what was tried, what went wrong, the failing code."""
+    label = example.failure
+    kind = example.failure_kind or "failure"
+    verdict = example.status
+    if example.speedup is not None:
+        verdict += f", {example.speedup.value:.2f}x (slower)"
+    why = label.why if label is not None and label.why else ""
+    message = " ".join(example.message.split())
+    return (
+        f"### {edge.source} -> {edge.target} failed: {kind} (task {example.task}, {verdict})\n"
+        f"Attempt: {example.detail.strip()}\n"
+        + (f"What went wrong: {why}\n" if why else "")
+        + (f"Evaluator: {message}\n" if message else "")
+        + f"Failing code:\n```\n{example.after.rstrip()}\n```\n"
+    )
+
+
 def tier(example: Example) -> int:
+    if example.is_failure:
+        return 4
     if example.verified:
         if example.speedup is None:
             return 1
         return 0 if example.speedup.value > 1.0 else 2
-    return 3 if example.status == "unverified" else 4
+    return 3
 
 
 _IDENT_RE = re.compile(r"[A-Za-z_]\w*")
@@ -82,6 +108,10 @@ class Retrieved:
     score: float
     tokens: int
 
+    @property
+    def is_failure(self) -> bool:
+        return self.example.is_failure
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "source": self.edge.source,
@@ -92,13 +122,22 @@ class Retrieved:
             "status": self.example.status,
             "speedup": None if self.example.speedup is None else self.example.speedup.value,
             "gpu": self.example.gpu,
+            "machine": self.example.machine,
+            "failure": None if self.example.failure is None else self.example.failure.to_dict(),
             "tier": self.tier,
             "similarity": round(self.similarity, 4),
             "tokens": self.tokens,
         }
 
 
-def _similarities(code: str, befores: Sequence[str], embedder: Embedder | None) -> list[float]:
+def _similarities(
+    code: str,
+    befores: Sequence[str],
+    embedder: Embedder | None,
+    similarity: Callable[[str, str], float] | None = None,
+) -> list[float]:
+    if similarity is not None:
+        return [similarity(code, b) for b in befores]
     if embedder is not None and befores:
         vecs = embedder.encode([code, *befores])
         return [float(x) for x in vecs[1:] @ vecs[0]]
@@ -116,16 +155,21 @@ def retrieve_examples(
     count_tokens: TokenCounter | None = None,
     embedder: Embedder | None = None,
     include_failures: bool = False,
+    failures: int = 0,
     render: Callable[[Example, Edge], str] = render_example,
+    similarity: Callable[[str, str], float] | None = None,
 ) -> list[Retrieved]:
-    """Up to `k` examples of applying `method` to code like `code`, within `budget_tokens`.
-    `source` names the node(s) the current code sits on (examples from there get a bonus)."""
+    """Up to `k` examples of applying `method` to code like `code`, then up to `failures` failure
+    examples of it (`Retrieved.is_failure`), all within `budget_tokens`. `source` names the node(s)
+    the current code sits on (examples from there get a bonus). `include_failures` lets failures
+    compete for the `k` places too (last tier). `similarity(code, before)` replaces the embedding or
+    lexical similarity when given."""
     count = count_tokens or estimate_tokens
     sources = {source} if isinstance(source, str) else set(source or ())
-    pairs = [(e, x) for e in graph.in_edges(method) for x in e.examples if include_failures or not x.failed]
-    if not pairs or k <= 0:
+    pairs = [(e, x) for e in graph.in_edges(method) for x in e.examples]
+    if not pairs or (k <= 0 and failures <= 0):
         return []
-    sims = _similarities(code, [x.before for _, x in pairs], embedder)
+    sims = _similarities(code, [x.before for _, x in pairs], embedder, similarity)
     scored = []
     for (edge, ex), sim in zip(pairs, sims):
         score = sim + (SOURCE_BONUS if edge.source in sources else 0.0)
@@ -134,12 +178,19 @@ def retrieve_examples(
     scored.sort(key=lambda t: t[:5])
     out: list[Retrieved] = []
     left = budget_tokens
-    for t, _, _, _, _, edge, ex, sim, score in scored:
-        n = count(render(ex, edge))
-        if n > left:
-            continue
-        out.append(Retrieved(edge, ex, t, sim, score, n))
-        left -= n
-        if len(out) == k:
-            break
+    # the k worked examples first (failures only when `include_failures`), then the failures asked for
+    passes = ((k, lambda x: include_failures or not x.is_failure), (failures, lambda x: x.is_failure))
+    for wanted, eligible in passes:
+        taken = 0
+        for t, _, _, _, _, edge, ex, sim, score in scored:
+            if taken >= wanted:
+                break
+            if not eligible(ex) or any(r.example is ex for r in out):
+                continue
+            n = count(render(ex, edge))
+            if n > left:
+                continue
+            out.append(Retrieved(edge, ex, t, sim, score, n))
+            left -= n
+            taken += 1
     return out

@@ -76,6 +76,7 @@ def graph_from_dict(data: Any, source: str = "<graph>") -> ReGraph:
     for t in data.get("trajectories", []):
         rec = TrajectoryRecord.from_dict(t)
         g.ledger[rec.hash] = rec
+    g.dedupe()  # a format-1 file may hold one step twice on an edge
     return g
 
 

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from regrapht.graph.model import (
+    FAILURE_STATUSES,
     GRAPH_TARGETS,
     INITIAL,
     NODE_ORIGINS,
     OUTCOMES,
     STATUSES,
+    UNPLANNED,
     EdgeStats,
     Example,
 )
@@ -26,7 +28,10 @@ if TYPE_CHECKING:
     from regrapht.graph.taxonomy import Taxonomy
 
 SCHEMA = "regrapht.graph"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Format 1 had no machine, failure label or reused-step count on its records, and could hold the
+# same step twice on an edge; it loads (deduplicated, failures labelled "unplanned") and saves as 2.
+READABLE_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,38 @@ def _check_speedup(c: _Checker, sp: Any, path: str) -> None:
     c.typed(sp, "ci_high", (*_NUM, _NONE), path, optional=True)
 
 
-def _check_example(c: _Checker, ex: Any, path: str) -> bool:
+def _check_failure(c: _Checker, ex: dict[str, Any], path: str, version: int) -> None:
+    from regrapht.graph.trajectory import failure_kinds
+
+    status = ex.get("status", "unverified")
+    label = ex.get("failure")
+    if label is None:
+        if version >= 2 and status in FAILURE_STATUSES:
+            c.error(f"{path}.failure", f"a {status!r} example must carry a failure label {{kind, why}}")
+        return
+    if not isinstance(label, dict) or not isinstance(label.get("kind"), str) or not isinstance(label.get("why"), str):
+        c.error(f"{path}.failure", f'must be {{"kind": "...", "why": "..."}} or null, got {_short(label)}')
+        return
+    kinds = failure_kinds()
+    kind = label["kind"]
+    if kind == UNPLANNED:
+        if status not in FAILURE_STATUSES:
+            c.error(f"{path}.failure.kind", f"an unplanned failure has a failing status, not {status!r}")
+        return
+    if kind not in kinds:
+        c.error(f"{path}.failure.kind", f"{_short(kind)} is not a failure kind (data/failure_kinds.toml or {UNPLANNED!r})")
+        return
+    verdict = kinds[kind].get("verdict")
+    if verdict == "fail" and status not in FAILURE_STATUSES:
+        c.error(f"{path}.failure", f"a {kind!r} failure is rejected by the evaluator; the status is {status!r}")
+    if verdict == "slower":
+        sp = ex.get("speedup")
+        value = sp.get("value") if isinstance(sp, dict) else None
+        if status != "correct" or not isinstance(value, _NUM) or value >= 1.0:
+            c.error(f"{path}.failure", f"a {kind!r} failure is correct and measured slower (speedup < 1)")
+
+
+def _check_example(c: _Checker, ex: Any, path: str, version: int = SCHEMA_VERSION) -> bool:
     if not isinstance(ex, dict):
         c.error(path, "must be an object")
         return False
@@ -109,6 +145,11 @@ def _check_example(c: _Checker, ex: Any, path: str) -> bool:
     c.typed(ex, "author", str, path, optional=True)
     c.typed(ex, "message", str, path, optional=True)
     c.typed(ex, "gpu", (str, _NONE), path, optional=True)
+    c.typed(ex, "machine", (str, _NONE), path, optional=True)
+    for key in ("time_s", "floor_s"):
+        if c.typed(ex, key, (*_NUM, _NONE), path, optional=True) and ex[key] is not None and not ex[key] > 0:
+            c.error(f"{path}.{key}", f"a time must be > 0, got {ex[key]}")
+    _check_failure(c, ex, path, version)
     status = ex.get("status", "unverified")
     if status not in STATUSES:
         c.error(f"{path}.status", f"{_short(status)} is not a status (one of {', '.join(STATUSES)})")
@@ -127,11 +168,14 @@ def validate_graph_dict(data: Any) -> list[Issue]:
         return c.issues
     if data.get("schema") != SCHEMA:
         c.error("$.schema", f"must be {SCHEMA!r}, got {_short(data.get('schema'))}")
-    if data.get("version") != SCHEMA_VERSION:
+    version = data.get("version")
+    if version not in READABLE_VERSIONS:
         c.error(
             "$.version",
-            f"this regrapht reads graph format version {SCHEMA_VERSION}, the file says {_short(data.get('version'))}",
+            f"this regrapht reads graph format versions {', '.join(map(str, READABLE_VERSIONS))}, "
+            f"the file says {_short(version)}",
         )
+        version = SCHEMA_VERSION
     if data.get("target") not in GRAPH_TARGETS:
         c.error("$.target", f"must be one of {list(GRAPH_TARGETS)}, got {_short(data.get('target'))}")
     if data.get("initial") != INITIAL:
@@ -186,14 +230,23 @@ def validate_graph_dict(data: Any) -> list[Issue]:
         ok &= c.typed(t, "steps", int, path) & c.typed(t, "merged_steps", int, path)
         c.typed(t, "author", str, path, optional=True)
         c.typed(t, "reason", str, path, optional=True)
+        reused = t.get("reused_steps", 0)
+        if c.typed(t, "reused_steps", int, path, optional=True) and reused < 0:
+            c.error(f"{path}.reused_steps", f"must be >= 0, got {reused}")
+            reused = 0
         if t.get("outcome") not in OUTCOMES:
             c.error(f"{path}.outcome", f"must be one of {list(OUTCOMES)}, got {_short(t.get('outcome'))}")
         if not ok:
             continue
         if t["hash"] in ledger:
             c.error(path, f"duplicate trajectory hash {t['hash'][:12]}")
-        if not 0 <= t["merged_steps"] <= t["steps"]:
-            c.error(path, f"merged_steps {t['merged_steps']} must be between 0 and steps {t['steps']}")
+        if not isinstance(reused, int):
+            reused = 0
+        if not 0 <= t["merged_steps"] + reused <= t["steps"] or t["merged_steps"] < 0:
+            c.error(
+                path,
+                f"merged_steps {t['merged_steps']} + reused_steps {reused} must be between 0 and steps {t['steps']}",
+            )
         ledger[t["hash"]] = t
 
     # ---- edges
@@ -229,10 +282,18 @@ def validate_graph_dict(data: Any) -> list[Issue]:
         if not exs:
             c.error(f"{path}.examples", "an edge exists only through its examples; this one has none")
         good: list[Example] = []
+        codes: dict[tuple[str, str], int] = {}
         for j, ex in enumerate(exs):
             epath = f"{path}.examples[{j}]"
-            if not _check_example(c, ex, epath):
+            if not _check_example(c, ex, epath, version):
                 continue
+            code = (ex["before"], ex["after"])
+            if code in codes:
+                # format 1 allowed it (loading deduplicates); format 2 never holds one step twice
+                (c.warning if version < 2 else c.error)(
+                    epath, f"same code before and after as examples[{codes[code]}] (a duplicate example)"
+                )
+            codes.setdefault(code, j)
             key = (ex["trajectory"], ex["step"])
             if key in seen_examples:
                 c.error(
@@ -247,7 +308,11 @@ def validate_graph_dict(data: Any) -> list[Issue]:
         in_visits[t] = in_visits.get(t, 0) + len(exs)
         if len(good) == len(exs) and "stats" in e:
             expected = EdgeStats.of(good).to_dict()
-            if e["stats"] != expected:
+            stored = e["stats"]
+            if version < 2 and isinstance(stored, dict):
+                # format 1 counted failures by status, not by kind
+                stored = {**stored, "failure_kinds": expected["failure_kinds"]}
+            if stored != expected:
                 diff = [k for k in expected if (e["stats"] or {}).get(k) != expected[k]]
                 c.error(
                     f"{path}.stats",

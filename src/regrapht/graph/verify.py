@@ -8,6 +8,7 @@ previous step's code as the "previous" baseline so the speedup is that of `after
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,9 @@ class Verdict:
     speedup: Speedup | None = None  # after over before, measured
     gpu: str | None = None
     record: dict[str, Any] = field(default_factory=dict)  # the evaluation record, for stores and logs
+    machine: str | None = None  # what it was measured on: the GPU, or the CPU model and core count
+    time_s: float | None = None  # the step's measured median time at the bench size
+    floor_s: float | None = None  # the task's roofline floor there (cuda only)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -108,9 +112,16 @@ class EvalVerifier:
             self._evaluator = Evaluator(self.config).__enter__()
         return self._evaluator
 
-    def prepare(self, trajectories: list[Any], target: str, reference_threads: int = 2) -> None:
+    def prepare(
+        self,
+        trajectories: list[Any],
+        target: str,
+        reference_threads: int = 2,
+        known: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset(),
+    ) -> None:
         """Start every step's compile on the CPU pool and the tasks' bench data in the background,
         so the sequential verification finds them ready (a build is otherwise bound by nvcc).
+        Steps whose (task id, code) is in `known` (already measured on the graph) are not compiled.
         Trajectories for another target or an unknown task are left to the build to report."""
         from regrapht.eval import screen
 
@@ -130,6 +141,8 @@ class EvalVerifier:
             tasks.setdefault(task.id, task)
             for step in traj.steps:
                 # Code the static screen blocks is never compiled, here as in the evaluator.
+                if (traj.task, step.code) in known or (task.id, step.code) in known:
+                    continue
                 if not screen.blocking(screen.screen(step.code, target)):
                     submit(step.code, kind)
         self._prepared = list(tasks)
@@ -168,10 +181,26 @@ class EvalVerifier:
             sp = (ev.speedups or {}).get(baseline)
             if sp and sp.get("value") is not None and sp["value"] > 0:
                 speedup = Speedup(float(sp["value"]), _f(sp.get("ci_low")), _f(sp.get("ci_high")))
-        gpu = (ev.fingerprint or {}).get("gpu")
-        verdict = Verdict(ev.status, ev.message or "", speedup, gpu, ev.to_dict())
+        fingerprint = ev.fingerprint or {}
+        gpu = fingerprint.get("gpu")
+        machine = machine_name(fingerprint, check.target)
+        time_s = _f((ev.timings or {}).get("candidate", {}).get("median_s")) if ev.status == "correct" else None
+        floor_s = _f((ev.roofline or {}).get("floor_s")) if ev.status == "correct" else None
+        verdict = Verdict(ev.status, ev.message or "", speedup, gpu, ev.to_dict(), machine, time_s, floor_s)
         self._memo[key] = verdict
         return verdict
+
+
+def machine_name(fingerprint: dict[str, Any], target: str) -> str | None:
+    """The machine a step was measured on, from the evaluation's fingerprint: the GPU's name on
+    cuda; on cpu the CPU model and the cores this process may use (what OpenMP spreads over)."""
+    if target == "cuda":
+        return fingerprint.get("gpu")
+    cpu = fingerprint.get("cpu")
+    if not cpu:
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{cpu}, {cores} cores" if cores else str(cpu)
 
 
 def _f(v: Any) -> float | None:

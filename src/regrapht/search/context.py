@@ -104,6 +104,7 @@ class StepSettings:
     sampling: SamplingParams = field(default_factory=lambda: SamplingParams(temperature=0.7, max_tokens=4096))
     examples: int = 2  # worked examples of the chosen method per optimize_step prompt
     example_budget_tokens: int = 3000  # ... within this many (estimated) tokens
+    failure_examples: int = 0  # failed attempts of the method shown too ("what went wrong here")
     start: str = "serial"  # "serial", "naive", or inline code
 
 
@@ -311,6 +312,7 @@ class SearchContext:
             budget_tokens=self.settings.example_budget_tokens,
             count_tokens=estimate_tokens,
             embedder=self.embedder,
+            failures=self.settings.failure_examples,
         )
         tpl = self.templates.get("optimize_step")
         base = {
@@ -329,8 +331,21 @@ class SearchContext:
                     "detail": r.example.detail,
                 }
                 for r in kept
+                if not r.is_failure
             ]
-            return tpl.render(**base, examples=examples)
+            failures = [
+                {
+                    "kind": r.example.failure_kind,
+                    "why": r.example.failure.why if r.example.failure is not None else "",
+                    "detail": r.example.detail,
+                    "status": r.example.status,
+                    "message": " ".join(r.example.message.split()),
+                    "after": r.example.after,
+                }
+                for r in kept
+                if r.is_failure
+            ]
+            return tpl.render(**base, examples=examples, failures=failures)
 
         messages, kept = self._fit(build, retrieved)
         shown = tuple(f"{r.example.task}:{r.example.step}@{r.example.trajectory[:12]}" for r in kept)
