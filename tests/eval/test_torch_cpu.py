@@ -161,3 +161,14 @@ def test_compile_baseline_is_no_patch_on_cpu() -> None:
         ev = evaluator.evaluate(find_task("relu"), (HOSTILE / "plain_torch_relu.py").read_text(), "cpu")
     assert ev.status == "correct", (ev.message, ev.integrity)
     assert "compile" in ev.speedups and "setup:compile" in ev.seconds
+
+
+def test_evaluate_many_builds_extensions_before_the_worker_asks(judge) -> None:
+    # the C++ candidate's build starts on the CPU pool from its text; its worker finds it done
+    relu = find_task("relu")
+    source = (RELU_EXAMPLES / "cpp_relu.py").read_text()
+    (ev,) = judge.evaluate_many([(relu, source, "cpu")])
+    assert ev.status == "correct", ev.message
+    (build,) = ev.compile["builds"]
+    assert build["ok"] and build["prebuilt"] and build["waited_s"] < 1.0, build
+    assert build["pch"] and set(build["phases"]) >= {"cxx", "link"}

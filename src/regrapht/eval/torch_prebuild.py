@@ -127,7 +127,9 @@ class BuildPool:
 
     def __init__(self, cache_dir: Path, workers: int | None = None):
         self.cache_dir = cache_dir
-        self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
+        # each build runs two compilers at once (g++ for the binding, nvcc for the kernels); two cores
+        # stay for the device turn's own process
+        self.workers = workers or max(1, ((os.cpu_count() or 2) - 2) // 2)
         self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="torch-build")
         self._futures: dict[str, Future[torch_build.BuildResult]] = {}
         self._lock = threading.Lock()
