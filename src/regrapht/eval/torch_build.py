@@ -1,12 +1,15 @@
 """Building torch extensions for candidates: content-addressed, with a shared precompiled header.
 
 `torch.utils.cpp_extension.load_inline` runs ninja and parses the whole of <torch/extension.h> for
-every candidate (~20 s). Inside a torch worker, `load_inline` is replaced (`install`) by a function
-that sends the sources to the parent, which builds here: the C++ part against a precompiled
-<torch/extension.h> built once per torch version and flags (`_pch`), the CUDA part with nvcc against
-the lighter <torch/types.h>, both at once; the result is kept under a hash of everything that went
-into it, so a repeated or resubmitted candidate costs one file lookup. The worker then loads the
-module from the cache; compiling happens outside the candidate's (possibly sandboxed) process.
+every candidate. Inside a torch worker, `load_inline` is replaced (`install`) by a function that sends
+the sources to the parent, which builds here (usually before the worker started: eval/torch_prebuild.py):
+the C++ part against a precompiled <torch/extension.h> built once per torch version and flags
+(`_pch`), the CUDA part with nvcc for the GPU at hand only, its host half at HOST_OPT and its
+<torch/extension.h> served by a light header (falling back to torch's own where the source needs
+more), both at once; the result is kept under a hash of everything that went into it, so a repeated
+or resubmitted candidate costs one file lookup. The worker then loads the module from the cache;
+compiling happens outside the candidate's (possibly sandboxed) process. docs/evaluation.md,
+"Building a candidate's extension", gives the reasons and docs/benchmarks.md the measurements.
 """
 
 from __future__ import annotations
