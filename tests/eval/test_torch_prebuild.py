@@ -178,7 +178,7 @@ def test_a_source_the_light_header_cannot_serve_gets_torch_s_in_full(monkeypatch
     nvcc = [c for c in ran if c[0].endswith("nvcc")]
     assert result.ok and not result.light and len(nvcc) == 2
     assert not any("torch-light" in c for c in nvcc[1])
-    assert set(result.phases) == {"cxx", "nvcc", "nvcc_full", "link"}
+    assert set(result.phases) == {"pch", "cxx", "nvcc", "nvcc_full", "link"}
     assert "-O3" in result.notes[0] and "-O3" not in nvcc[0]
     assert (tmp_path / "torch-light").is_dir() and not list((tmp_path / "torch-ext").glob("*/work-*"))
 

@@ -211,44 +211,40 @@ def _compile_and_link(spec: dict[str, Any], module: str, work: Path, library: Pa
     cuda = bool(spec["cuda_sources"])
     layout = _torch_layout(cuda)
     flags = _cxx_flags(layout, cuda)
-    pch = _pch(cache, layout, flags)
     phases: dict[str, float] = {}
-    main = work / "main.cpp"
-    include = f'#include "{PCH_HEADER}"\n' if pch else "#include <torch/extension.h>\n"
-    main.write_text(include + "\n".join(spec["cpp_sources"]) + "\n" + _binding(spec["functions"], module))
-    cxx = [toolchain.gxx_path() or "g++", *flags, *([f"-I{pch}", "-Winvalid-pch"] if pch else []),
-           *spec["extra_cflags"], *[f"-I{p}" for p in spec["extra_include_paths"]],
-           "-c", str(main), "-o", str(work / "main.o")]  # fmt: skip
-    jobs = {"cxx": cxx}
+    notes: list[str] = []
     objects = [work / "main.o"]
     link_libs = ["-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python"]
-    notes: list[str] = []
-    if cuda:
-        kernels = work / "kernels.cu"
-        kernels.write_text("#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
-                           + "\n".join(spec["cuda_sources"]) + "\n")  # fmt: skip
-        cuda_flags, dropped = _candidate_cuda_flags(spec["extra_cuda_cflags"])
-        if dropped:
-            notes.append(f"host optimization {' '.join(dropped)} of the CUDA translation unit replaced by "
-                         f"{HOST_OPT} (it compiles only the launching wrapper; device code is optimized as before)")  # fmt: skip
-        jobs["nvcc"] = _nvcc_command(layout, kernels, work / "kernels.o", cuda_flags, spec["extra_include_paths"],
-                                     light=_light_dir(cache))  # fmt: skip
-        objects.append(work / "kernels.o")
-        cuda_lib = toolchain.cuda_home() / "lib64" if toolchain.cuda_home() else None
-        link_libs = [*link_libs, "-lc10_cuda", "-ltorch_cuda", *([f"-L{cuda_lib}"] if cuda_lib else []), "-lcudart"]
-    with ThreadPoolExecutor(len(jobs)) as pool:
-        results = dict(zip(jobs, pool.map(lambda cmd: _timed_run(cmd, timeout_s), jobs.values())))
-    for name, (_, _, seconds) in results.items():
-        phases[name] = round(seconds, 3)
-    light = cuda
-    if cuda and not results["nvcc"][0]:
-        # The light header lacks something the source uses (pybind11, the C++ frontend): the source
-        # gets exactly what it asked for, <torch/extension.h> in full, and that compile's verdict.
-        light = False
-        results["nvcc"] = _timed_run(_nvcc_command(layout, kernels, work / "kernels.o", cuda_flags,
-                                                   spec["extra_include_paths"], light=None), timeout_s)  # fmt: skip
-        phases["nvcc_full"] = round(results["nvcc"][2], 3)
-    failed = [out for ok, out, _ in results.values() if not ok]
+    results: dict[str, tuple[bool, str]] = {}
+    light = False
+    with ThreadPoolExecutor(1) as pool:
+        nvcc = None
+        if cuda:  # nvcc starts first: it is the longer half, and needs no precompiled header
+            cuda_flags, dropped = _candidate_cuda_flags(spec["extra_cuda_cflags"])
+            if dropped:
+                notes.append(f"host optimization {' '.join(dropped)} of the CUDA translation unit replaced by "
+                             f"{HOST_OPT} (it compiles only the launching wrapper; device code is optimized as before)")  # fmt: skip
+            nvcc = pool.submit(_nvcc, spec, layout, cuda_flags, work, cache, timeout_s)
+            objects.append(work / "kernels.o")
+            cuda_lib = toolchain.cuda_home() / "lib64" if toolchain.cuda_home() else None
+            link_libs = [*link_libs, "-lc10_cuda", "-ltorch_cuda", *([f"-L{cuda_lib}"] if cuda_lib else []), "-lcudart"]
+        began = time.monotonic()
+        pch = _pch(cache, layout, flags)  # the first build of a cache makes it (others wait for that one)
+        phases["pch"] = round(time.monotonic() - began, 3)
+        main = work / "main.cpp"
+        include = f'#include "{PCH_HEADER}"\n' if pch else "#include <torch/extension.h>\n"
+        main.write_text(include + "\n".join(spec["cpp_sources"]) + "\n" + _binding(spec["functions"], module))
+        cxx = [toolchain.gxx_path() or "g++", *flags, *([f"-I{pch}", "-Winvalid-pch"] if pch else []),
+               *spec["extra_cflags"], *[f"-I{p}" for p in spec["extra_include_paths"]],
+               "-c", str(main), "-o", str(work / "main.o")]  # fmt: skip
+        ok, out, phases["cxx"] = _timed_run(cxx, timeout_s)
+        results["cxx"] = (ok, out)
+        if nvcc is not None:
+            ok, out, light, nvcc_phases = nvcc.result()
+            results["nvcc"] = (ok, out)
+            phases.update(nvcc_phases)
+    phases = {k: round(v, 3) for k, v in phases.items()}
+    failed = [out for ok, out in results.values() if not ok]
     if failed:
         return BuildResult(False, None, None, 0.0, False, _trim("\n".join(failed)), pch is not None,
                            light, phases, notes)  # fmt: skip
@@ -264,6 +260,23 @@ def _compile_and_link(spec: dict[str, Any], module: str, work: Path, library: Pa
         return BuildResult(False, None, None, 0.0, False, _trim(out), pch is not None, light, phases, notes)
     os.replace(tmp, library)
     return BuildResult(True, str(library), module, 0.0, False, "", pch is not None, light, phases, notes)
+
+
+def _nvcc(spec: dict[str, Any], layout: dict[str, Any], cuda_flags: list[str], work: Path, cache: Path,
+          timeout_s: float) -> tuple[bool, str, bool, dict[str, float]]:  # fmt: skip
+    """The CUDA translation unit compiled: (ok, diagnostics, light header used, seconds per attempt)."""
+    kernels = work / "kernels.cu"
+    kernels.write_text("#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
+                       + "\n".join(spec["cuda_sources"]) + "\n")  # fmt: skip
+    include_paths = spec["extra_include_paths"]
+    ok, out, seconds = _timed_run(_nvcc_command(layout, kernels, work / "kernels.o", cuda_flags, include_paths,
+                                                light=_light_dir(cache)), timeout_s)  # fmt: skip
+    if ok:
+        return True, out, True, {"nvcc": seconds}
+    # The light header lacks something the source uses (pybind11, the C++ frontend): the source gets
+    # exactly what it asked for, <torch/extension.h> in full, and that compile's verdict.
+    ok, out, full = _timed_run(_nvcc_command(layout, kernels, work / "kernels.o", cuda_flags, include_paths, light=None), timeout_s)
+    return ok, out, False, {"nvcc": seconds, "nvcc_full": full}
 
 
 def _candidate_cuda_flags(flags: list[str]) -> tuple[list[str], list[str]]:
