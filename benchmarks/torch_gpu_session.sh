@@ -7,6 +7,8 @@
 #                                                  # candidates each) in one call (~9 min)
 #   bash benchmarks/torch_gpu_session.sh repeat    # repeatability: one candidate, 10 evaluations each
 #   bash benchmarks/torch_gpu_session.sh check     # environment and imports only (a minute)
+#   bash benchmarks/torch_gpu_session.sh tests     # the torch GPU tests (builds before device turns,
+#                                                  # the light header's fallback, cheats), ~5 min
 # A compare run that hits its deadline leaves $OUT/torch_vs_kernelbench.json with what is pending;
 # carry that file back as .tvk/torch_vs_kernelbench.json and call compare again to finish it.
 # Everything lands in $OUT (at most 7 files).
@@ -25,6 +27,11 @@ what=${1:-compare}
   nvcc --version | tail -1; git log --oneline -1 2>/dev/null || true
   echo "kernelbench: $KB $(cat "$KB/COMMIT" 2>/dev/null || git -C "$KB" rev-parse HEAD 2>/dev/null || echo 'MISSING')"
 } 2>&1 | tee "$OUT/env.txt"
+if [ "$what" = tests ]; then
+  timeout ${TVK_TIMEOUT:-570} python3 -m pytest -q -m gpu tests/eval/test_torch_gpu.py -p no:cacheprovider 2>&1 \
+    | tee "$OUT/tests.txt" | tail -40
+  exit 0
+fi
 if [ ! -f "$KB/src/kernelbench/eval.py" ]; then
   echo "error: no KernelBench checkout at $KB (carry .kernelbench/)" | tee -a "$OUT/env.txt"; exit 2
 fi
