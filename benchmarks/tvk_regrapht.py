@@ -107,6 +107,31 @@ class RegraphtHarness:
             self._evaluator = Evaluator(EvalConfig(cache_dir=cache, torch_baselines=self.baselines))
         return self._evaluator
 
+    def prebuild(self, candidates: list[Path]) -> int:
+        """Start every candidate's extension build on the evaluator's CPU pool (the torch judge reads
+        the load_inline calls from the text; eval/torch_prebuild.py); how many builds started. Later
+        batches find them built, so their device turns hold no compile."""
+        if self.mode != "api":
+            return 0
+        judge = self._api_evaluator().torch_judge()
+        return sum(len(judge.prebuild(path.read_text(), self.target, path.name)) for path in candidates)
+
+    def evaluate_batch(self, items: list[tuple[str, Path, Path]]) -> tuple[dict[str, dict], float, float]:
+        """Rows for (key, task_dir, candidate) items of any tasks in one evaluate_many batch, its wall
+        seconds, and the seconds of device turns in it (each evaluation's own total: its reference and
+        candidate workers; the batch starts a candidate only once its builds are done)."""
+        tasks = {task_dir: _load_task(task_dir) for _, task_dir, _ in items}
+        evaluator = self._api_evaluator()
+        start = time.perf_counter()
+        results = evaluator.evaluate_many([(tasks[d], path.read_text(), self.target) for _, d, path in items])
+        wall = time.perf_counter() - start
+        rows, device = {}, 0.0
+        for (key, _, _), ev in zip(items, results):
+            rows[key] = row_from_evaluation(ev.to_dict())
+            rows[key]["seconds"] = float(ev.seconds.get("total", 0.0))
+            device += rows[key]["seconds"]
+        return rows, wall, device
+
     def evaluate_task(self, task_dir: Path, candidates: list[tuple[str, Path]]) -> tuple[dict[str, dict], float]:
         """Rows for one task's candidates and the wall seconds the batch took."""
         if self.mode == "api":

@@ -277,7 +277,8 @@ def test_comparison_refuses_to_run_without_a_gpu():
 
 def _args(tmp_path: Path, **over) -> argparse.Namespace:
     base = dict(kernelbench=_fake_kernelbench(tmp_path / "kb"), kb_timeout=60.0, kb_baselines="per-task", kb_build_cache=0,
-                target="cuda", deadline_s=1e6, out=tmp_path / "out", harness="both", order=["regrapht", "kernelbench"])
+                target="cuda", deadline_s=1e6, out=tmp_path / "out", harness="both", order=["regrapht", "kernelbench"],
+                batch=6, repeats=1, repeat_keys=[], kb_build_overlap=False)
     base.update(over)
     return argparse.Namespace(**base)
 
@@ -356,11 +357,7 @@ def test_kernelbench_loop_reports_an_unusable_checkout(tmp_path):
     assert "not a KernelBench checkout" in state["kernelbench"]["error"]
 
 
-def test_regrapht_loop_batches_per_task_and_records_why_it_stopped(tmp_path, monkeypatch):
-    import torch_vs_kernelbench as tvk
-
-    batches = []
-
+def _fake_regrapht(batches: list, prebuilt: list, fail: dict[str, Exception]):
     class FakeHarness:
         def __init__(self, target, cache_dir=None, baselines=("eager",)):
             self.notes = []
@@ -371,26 +368,60 @@ def test_regrapht_loop_batches_per_task_and_records_why_it_stopped(tmp_path, mon
         def __exit__(self, *exc):
             return None
 
-        def evaluate_task(self, task_dir, candidates):
-            batches.append((task_dir.name, [k for k, _ in candidates]))
-            if task_dir.name == "softmax":
-                raise ValueError("reference broke")
-            if task_dir.name == "matmul":
-                raise RegraphtUnavailable("torch kind missing")
-            return {k: {"verdict": "correct", "seconds": 1.0} for k, _ in candidates}, float(len(candidates))
+        def prebuild(self, paths):
+            prebuilt.extend(paths)
+            return len(paths)
 
-    monkeypatch.setattr(tvk, "RegraphtHarness", FakeHarness)
+        def evaluate_batch(self, items):
+            batches.append([k for k, _, _ in items])
+            for key, _, _ in items:
+                if key in fail:
+                    raise fail[key]
+            rows = {k: {"verdict": "correct", "seconds": 1.0, "speedup_vs_eager": 2.0 + 0.01 * len(batches)} for k, _, _ in items}
+            return rows, 2.0 * len(items), 1.0 * len(items)
+
+    return FakeHarness
+
+
+def test_regrapht_loop_prebuilds_everything_then_batches_and_records_why_it_stopped(tmp_path, monkeypatch):
+    import torch_vs_kernelbench as tvk
+
+    batches, prebuilt = [], []
     cands = load_candidates()
+    fail = {cands[7].key: ValueError("reference broke"), cands[13].key: RegraphtUnavailable("torch kind missing")}
+    monkeypatch.setattr(tvk, "RegraphtHarness", _fake_regrapht(batches, prebuilt, fail))
     args = _args(tmp_path)
     state = tvk.new_state(args)
     tvk.run_regrapht(state, cands, tvk.Clock(1e6), args, "GPU-0")
-    assert [b[0] for b in batches] == ["relu", "softmax", "matmul"]
-    assert batches[0][1] == [c.key for c in cands if c.task == "relu"]
+    assert prebuilt == [c.path for c in cands]  # every build started before the first device turn
+    assert batches == [[c.key for c in cands[i : i + 6]] for i in (0, 6, 12)]
     part = state["regrapht"]
     assert part["error"] == "torch kind missing"
-    assert "reference broke" in part["task_errors"]["softmax"]  # one task's failure does not stop the others
-    assert set(part["rows"]) == {c.key for c in cands if c.task == "relu"}
-    assert part["gpu_seconds"] > 0 and part["devices"] == ["GPU-0"]
+    assert any("reference broke" in v for v in part["task_errors"].values())  # one batch's failure does not stop the others
+    assert set(part["rows"]) == {c.key for c in cands[:6]}
+    # GPU seconds are the device turns; the rest of the harness's wall is CPU-only
+    assert part["gpu_seconds"] == pytest.approx(6.0) and part["devices"] == ["GPU-0"]
+    assert part["offload_seconds"] >= 0.0
+
+
+def test_repeats_give_each_correct_key_its_spread(tmp_path, monkeypatch):
+    import torch_vs_kernelbench as tvk
+
+    batches, prebuilt = [], []
+    monkeypatch.setattr(tvk, "RegraphtHarness", _fake_regrapht(batches, prebuilt, {}))
+    cands = [c for c in load_candidates() if c.task == "relu"]
+    args = _args(tmp_path, repeats=3, repeat_keys=["relu/cuda_vec4", "not/a-candidate"])
+    state = tvk.new_state(args)
+    tvk.run_regrapht(state, cands, tvk.Clock(1e6), args, "GPU-0")
+    reps = state["regrapht"]["repeats"]
+    assert list(reps) == ["relu/cuda_vec4"] and len(reps["relu/cuda_vec4"]) == 3
+    assert batches[-2:] == [["relu/cuda_vec4"], ["relu/cuda_vec4"]]
+    assert state["regrapht"]["gpu_seconds"] == pytest.approx(len(cands))  # the repeats are not throughput
+    state["report"] = tvk.compare_run(state, cands)
+    state["report"]["repeatability"] = {"regrapht": {"relu/cuda_vec4": {"speedups_vs_eager": reps["relu/cuda_vec4"],
+                                                                         "spread": spread(reps["relu/cuda_vec4"])}}}
+    text = tvk.side_by_side(state["report"])
+    assert "per GPU-minute" in text and "spread over repeats" in text
 
 
 def test_kernelbench_prebuild_runs_its_build_per_candidate_and_drops_failed_builds(tmp_path):

@@ -163,3 +163,15 @@ def test_compile_baseline_is_no_patch_on_cpu() -> None:
     assert "compile" in ev.speedups and "setup:compile" in ev.seconds
     # inductor's C++ compiler ran inside the sandbox: processes allowed, filesystem and network not
     assert ev.sandbox.get("processes") is True or not ev.sandbox["seccomp"], ev.sandbox
+
+
+def test_evaluate_many_builds_extensions_before_the_worker_asks(judge) -> None:
+    # the C++ candidate's build starts on the CPU pool from its text; its worker finds it done
+    relu = find_task("relu")
+    source = (RELU_EXAMPLES / "cpp_relu.py").read_text()
+    (ev,) = judge.evaluate_many([(relu, source, "cpu")])
+    assert ev.status == "correct", ev.message
+    (build,) = ev.compile["builds"]
+    assert build["ok"] and build["prebuilt"] and build["waited_s"] < 1.0, build
+    # the shared cache may hold it from an earlier run: then it is a lookup, else a build with its steps
+    assert build["cached"] or (build["pch"] and set(build["phases"]) >= {"pch", "cxx", "link"}), build

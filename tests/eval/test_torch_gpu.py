@@ -109,3 +109,24 @@ def test_build_cache_reuses_extensions(judge) -> None:
     second = run(judge, "relu", (HOSTILE / "cuda_relu.py").read_text())
     assert first.status == second.status == "correct"
     assert second.compile["builds"] and all(b["cached"] for b in second.compile["builds"])
+
+
+def test_builds_happen_before_the_device_turn_and_the_light_header_falls_back(tmp_path) -> None:
+    """evaluate_many builds every extension on the CPU pool first: the worker's request finds it
+    built. A CUDA source that needs pybind11 is compiled again against torch's full header."""
+    cuda = (HOSTILE / "cuda_relu.py").read_text()
+    needs_pybind = cuda.replace('cuda_sources="""', 'cuda_sources="""\n#include <torch/extension.h>\n'
+                                'namespace py = pybind11;\nstatic_assert(sizeof(py::object) > 0, "pybind11");\n', 1)
+    needs_pybind = needs_pybind.replace('name="relu_cuda"', 'name="relu_cuda_pybind"')
+    relu = find_task("relu")
+    # a fresh cache: every build is cold
+    with Evaluator(torch_config(call_timeout_s=60.0, cache_dir=str(tmp_path))) as evaluator:
+        evs = evaluator.evaluate_many([(relu, cuda, "cuda"), (relu, (HOSTILE / "bare_relu.cu").read_text(), "cuda"),
+                                       (relu, needs_pybind, "cuda")])  # fmt: skip
+    for ev in evs:
+        assert ev.status == "correct", (ev.status, ev.message)
+        (build,) = ev.compile["builds"]
+        assert build["prebuilt"] and build["waited_s"] < 1.0, build
+        assert ev.seconds["build_wait"] < 1.0
+    assert [ev.compile["builds"][0]["light"] for ev in evs] == [True, True, False]
+    assert "nvcc_full" in evs[2].compile["builds"][0]["phases"]

@@ -130,6 +130,8 @@ class Evaluator:
         self.device_judging.close()
         self.compiler.close()
         self.oracle.close()
+        if self._torch is not None:
+            self._torch.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> Evaluator:
@@ -163,11 +165,12 @@ class Evaluator:
         still being built is passed over, not waited for, while other tasks' candidates are ready;
         one task's items keep their order. Results come back in the given order."""
         if any(getattr(task, "kind", None) == "torch" for task, _, _ in items):
-            # Torch candidates run one at a time through their own judge; the rest batch as usual.
+            # Torch candidates go through their own judge (builds on its CPU pool, then device turns);
+            # the rest batch as usual.
             torch_ix = [i for i, (task, _, _) in enumerate(items) if getattr(task, "kind", None) == "torch"]
             rest = [i for i in range(len(items)) if i not in torch_ix]
             merged = dict(zip(rest, self.evaluate_many([items[i] for i in rest]) if rest else []))
-            merged.update({i: self.evaluate(*items[i]) for i in torch_ix})
+            merged.update(zip(torch_ix, self.torch_judge().evaluate_many([items[i] for i in torch_ix])))
             return [merged[i] for i in range(len(items))]
         prepared = [self.prepare(task, source, target, {}) for task, source, target in items]
         self._batches += 1

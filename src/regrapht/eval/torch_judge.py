@@ -24,7 +24,15 @@ from typing import Any
 import numpy as np
 
 import regrapht
-from regrapht.eval import correctness, toolchain, torch_build, torch_checks, torch_forms, torch_sandbox
+from regrapht.eval import (
+    correctness,
+    toolchain,
+    torch_build,
+    torch_checks,
+    torch_forms,
+    torch_prebuild,
+    torch_sandbox,
+)
 from regrapht.eval.candidates import SandboxUnavailable
 from regrapht.eval.compile import default_cache_dir
 from regrapht.eval.config import EvalConfig
@@ -86,6 +94,52 @@ class TorchJudge:
         self._jobs = 0
         # Why candidates run unconfined (eval/torch_sandbox.py): turned off, or it broke the harness here.
         self.sandbox_off: str | None = None if config.sandbox else "turned off (EvalConfig.sandbox)"
+        self._pool: torch_prebuild.BuildPool | None = None
+
+    @property
+    def pool(self) -> torch_prebuild.BuildPool:
+        """The CPU threads that build candidates' extensions ahead of their device turns."""
+        if self._pool is None:
+            self._pool = torch_prebuild.BuildPool(self.cache_dir, self.config.jobs)
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def prebuild(self, source: str, target: str, filename: str = "") -> list[Any]:
+        """Start building the extensions the candidate's text settles (eval/torch_prebuild.py) on the
+        CPU pool; the futures, one per build. Nothing of the candidate runs here."""
+        try:
+            form = torch_forms.detect(source, filename)
+        except torch_forms.FormError:
+            return []
+        if self.config.static_screen and torch_checks.screen_source(source):
+            return []  # refused before any build
+        specs = torch_prebuild.specs_in(source, form.kind, form.entry)
+        return [self.pool.submit(spec, target) for spec in specs if not spec["cuda_sources"] or target == "cuda"]
+
+    def evaluate_many(self, items: list[tuple[TorchTask, str, str]]) -> list[Evaluation]:
+        """Evaluate (task, source, target) items with every extension build started at once on the
+        CPU pool; the device takes, one at a time, the first candidate (in the given order) whose
+        builds are done, so builds overlap other candidates' checks and timing. Results come back in
+        the given order; each verdict equals a one-at-a-time evaluation's."""
+        import concurrent.futures
+
+        builds = [self.prebuild(source, target) for _, source, target in items]
+        results: dict[int, Evaluation] = {}
+        pending = list(range(len(items)))
+        while pending:
+            ready = [i for i in pending if all(f.done() for f in builds[i])]
+            if not ready:  # every candidate left waits for a build: wait for the first to finish
+                concurrent.futures.wait([f for i in pending for f in builds[i] if not f.done()],
+                                        return_when=concurrent.futures.FIRST_COMPLETED)  # fmt: skip
+                continue
+            i = ready[0]
+            pending.remove(i)
+            results[i] = self.evaluate(*items[i])
+        return [results[i] for i in range(len(items))]
 
     # ---- reference ---------------------------------------------------------------------------
     def cases(self, task: TorchTask) -> list[dict[str, Any]]:
@@ -152,6 +206,7 @@ class TorchJudge:
         if hits and self.config.static_screen:
             first = hits[0]
             return self._done(ev, "integrity_violation", f"source screen: line {first.line}: {first.message}: `{first.excerpt}`", began)
+        self.prebuild(source, target, filename)  # builds beside the reference's run, if that is still to come
         ref = self.reference(task, target)
         folder = self._fresh_dir(f"cand-{task.id}")
         case_dir = folder / "cases"
@@ -272,10 +327,12 @@ class TorchJudge:
                           memory_limit_bytes=int(self.config.memory_limit_gib * (1 << 30)),
                           env=env, on_message=on_message, module=WORKER, check=check_torch_message)  # fmt: skip
 
-    def build(self, spec: dict[str, Any], target: str) -> tuple[dict[str, Any], torch_build.BuildResult]:
-        result = torch_build.build(spec, target, self.cache_dir)
+    def build(self, spec: dict[str, Any], target: str) -> tuple[dict[str, Any], torch_build.BuildResult, float, bool]:
+        """The worker's build request answered: (reply, result, seconds the worker waited, whether
+        the build had been started ahead of the worker's turn)."""
+        result, waited, ahead = self.pool.build(spec, target)
         reply = {"library": result.library, "module": result.module} if result.ok else {"error": result.diagnostics or "build failed"}
-        return reply, result
+        return reply, result, waited, ahead
 
     def _fingerprint(self, target: str) -> dict[str, Any]:
         try:
@@ -320,9 +377,12 @@ class _State:
                 return "stop"
             self.ev.sandbox = {k: message.get(k) for k in ("landlock", "seccomp", "processes", "reason", "seconds")}
         elif event == "build":
-            reply, result = self.judge.build(message["spec"], self.target)
-            self.builds.append({k: v for k, v in result.to_dict().items() if k != "library"})
+            reply, result, waited, ahead = self.judge.build(message["spec"], self.target)
+            record = {k: v for k, v in result.to_dict().items() if k != "library"}
+            self.builds.append({**record, "prebuilt": ahead, "waited_s": round(waited, 3)})
             self.ev.seconds["build"] = round(self.ev.seconds.get("build", 0.0) + result.seconds, 3)
+            # what the build cost the device turn (a prebuild that finished in time: nothing)
+            self.ev.seconds["build_wait"] = round(self.ev.seconds.get("build_wait", 0.0) + waited, 3)
             return reply
         elif event == "load_error":
             kind = message["kind"]
