@@ -125,3 +125,17 @@ def test_cuda_without_a_gpu_is_refused_with_the_way_out(workdir: Path) -> None:
         pytest.skip("this machine has a GPU")
     result = runner.invoke(app, ["optimize", "axpy_small", "--model", "offline", *FAST])
     assert result.exit_code == 2 and "--target cpu" in result.output
+
+
+def test_the_param_examples_name_real_parameters() -> None:
+    """The `--param` examples a newcomer copies (help text, the NAME=VALUE hint) must be accepted."""
+    import re
+
+    from regrapht.search import make_strategy
+
+    shown = runner.invoke(app, ["optimize", "--help"], env={"COLUMNS": "200"}).output
+    hint = runner.invoke(app, ["optimize", "axpy_small", "--model", "offline", "--target", "cpu", "--param", "c", *FAST]).output
+    examples = re.findall(r"e\.g\.\s+(?:--param\s+)?(\w+)=(\w+)", shown + hint)
+    assert len(examples) >= 2, shown + hint
+    for name, value in examples:
+        make_strategy("mcgs", **{name: value})  # raises on an unknown parameter

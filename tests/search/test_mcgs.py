@@ -171,6 +171,37 @@ def test_a_prior_guides_the_search_to_a_known_optimum_sooner(axpy):
     assert generations_to_best(prior="uniform") > 2
 
 
+def test_code_the_recognizer_misplaces_is_ranked_by_the_method_that_made_it(axpy):
+    """`parallelize` is a method the cpu recognizer can see; the stub kernel that applying it gives
+    has no OpenMP in it, so the recognizer places it at the initial node. What comes next is still
+    ranked by what followed `parallelize` (here `a`), not by the initial node's successors, which
+    more tasks took; those stay possible steps."""
+    steps = [
+        (INITIAL, "parallelize", "serial", "P"),
+        ("parallelize", "a", "P", "PA"),
+        (INITIAL, "z", "serial", "Z"),
+    ]
+    table = {"P": ("correct", 2.0), "PA": ("correct", 6.0), "Z": ("correct", 1.5)}
+    graph = synthetic_graph(axpy, steps)
+    other_task_evidence(graph, INITIAL, "parallelize", tasks=4)
+    other_task_evidence(graph, INITIAL, "z", tasks=3)
+    other_task_evidence(graph, "parallelize", "a", tasks=1)
+    result, _ = run(axpy, graph, table, budget=3, epsilon=0.0)
+    made = result.attempts[0]
+    assert made.method == "parallelize" and tuple(made.position) == (INITIAL,)  # misplaced
+    assert [a.method for a in result.attempts[:2]] == ["parallelize", "a"]
+    assert result.best_attempt.reward == 6.0
+
+    ctx = _ctx(axpy, graph)
+    point = ctx.start.__class__((INITIAL,), marked(axpy, "P"), 0, method="parallelize")
+    assert ctx.prior_nodes(point) == ("parallelize",)
+    assert {"a", "z", "parallelize"} <= set(ctx.successors(point))
+    assert ctx.prior(point, "a") > ctx.prior(point, "z") == 0.0
+    # code the recognizer places where its method is (or the starting code) ranks from its position
+    assert ctx.prior_nodes(ctx.start.__class__(("a",), "code", 1, method="a")) == ("a",)
+    assert ctx.prior_nodes(ctx.start) == ctx.start.position
+
+
 def test_a_method_whose_answer_had_no_code_is_never_asked_again(axpy):
     """The offline policy has no step for most (code, method) pairs: each is asked once, and the
     search ends with budget left instead of re-asking dead edges."""

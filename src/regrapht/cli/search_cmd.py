@@ -43,7 +43,7 @@ def _parse_params(items: list[str] | None) -> dict[str, str]:
     params: dict[str, str] = {}
     for item in items or []:
         if "=" not in item:
-            raise _fail(f"--param {item!r}: write it as NAME=VALUE, e.g. --param lam=0.3")
+            raise _fail(f"--param {item!r}: write it as NAME=VALUE, e.g. --param c=2")
         k, v = item.split("=", 1)
         params[k.strip()] = v.strip()
     return params
@@ -269,7 +269,10 @@ def optimize_command(
         None, "--tokens", min=1, help="Also stop after this many prompt + completion tokens."
     ),
     param: list[str] = typer.Option(
-        None, "--param", "-p", help="A strategy parameter NAME=VALUE (repeatable), e.g. lam=0.3."
+        None,
+        "--param",
+        "-p",
+        help="A strategy parameter NAME=VALUE (repeatable), e.g. c=2 (mcgs; docs/search.md lists them).",
     ),
     tasks_root: Path = typer.Option(
         None, "--tasks-root", file_okay=False, help="Find task ids here instead of the shipped tasks."

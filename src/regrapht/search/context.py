@@ -74,6 +74,7 @@ class Point:
     code: str
     attempt: int | None
     reward: float | None = None
+    method: str | None = None  # the method whose application made the code (None: the starting code)
 
     @property
     def key(self) -> tuple[tuple[str, ...], str]:
@@ -233,27 +234,45 @@ class SearchContext:
             return (method,)
         return (method, *(p for p in placed if p != method))
 
+    def prior_nodes(self, point: Point) -> tuple[str, ...]:
+        """The nodes whose recorded successors rank the next step from the point: its position, except
+        for code made by applying a method that the recognizer did not find in it (so the code sits
+        where the recognizer places it). Then the method's own node ranks, when it has ways out: what
+        teachers did after that method. The recognizer misses methods (sgemm's register-tiled kernel,
+        with its accumulator sized by `kTM` constants, sits on five nodes, among them `parallelize`,
+        whose twenty successors outweigh everything), and a place it merely finds says what the code
+        contains, not what was done last. Its places' successors stay possible steps, with the prior's
+        uniform share."""
+        m, g = point.method, self.graph
+        if g is None or m is None or m in point.position or m not in g.nodes:
+            return point.position
+        if not any(e.target != INITIAL for e in g.out_edges(m)):
+            return point.position
+        return (m,)
+
     def successors(self, point: Point) -> list[str]:
-        """Methods the graph says may follow the point's position (sorted, no duplicates)."""
+        """Methods the graph says may follow the point's position or its prior nodes (sorted, no
+        duplicates)."""
         if self.graph is None:
             return []
-        out = {e.target for node in point.position for e in self.graph.out_edges(node) if e.target != INITIAL}
+        nodes = dict.fromkeys(point.position + self.prior_nodes(point))
+        out = {e.target for node in nodes for e in self.graph.out_edges(node) if e.target != INITIAL}
         return sorted(out)
 
     def edge_evidence(self, point: Point, method: str) -> tuple[float, int]:
-        """(prior weight, examples) of applying `method` from the point's position, from the other
+        """(prior weight, examples) of applying `method` from the point's prior nodes, from the other
         tasks' examples: `graph.advise.policy_weight` (how many tasks took the edge, its smoothed
-        verified share, its gain shrunk by its evidence), the best over the nodes the point sits on,
-        and the number of examples behind it. An edge only this task took weighs as an edge with no
-        evidence."""
-        key = (point.position, method)
+        verified share, its gain shrunk by its evidence), the best over the prior nodes, and the number
+        of examples behind it. An edge only this task took weighs as an edge with no evidence."""
+        nodes = self.prior_nodes(point)
+        key = (nodes, method)
         found = self._priors.get(key)
         if found is None:
             from regrapht.graph.advise import policy_weight
 
             g = self.knowledge
             assert g is not None
-            edges = [g.edge(p, method) for p in point.position if g.has_edge(p, method)]
+            edges = [g.edge(p, method) for p in nodes if g.has_edge(p, method)]
             found = (
                 max((policy_weight(e.stats) for e in edges), default=0.0),
                 sum(len(e.examples) for e in edges),
@@ -307,7 +326,7 @@ class SearchContext:
             self.knowledge,
             point.code,
             method,
-            source=point.position,
+            source=tuple(dict.fromkeys(point.position + self.prior_nodes(point))),
             k=self.settings.examples,
             budget_tokens=self.settings.example_budget_tokens,
             count_tokens=estimate_tokens,
@@ -468,7 +487,9 @@ class SearchContext:
     def point(self, attempt: Attempt) -> Point:
         """The point an attempt's code is at (only for attempts that produced code)."""
         assert attempt.code_sha is not None
-        return Point(attempt.position, self.result.codes[attempt.code_sha], attempt.index, attempt.reward)
+        return Point(
+            attempt.position, self.result.codes[attempt.code_sha], attempt.index, attempt.reward, attempt.method
+        )
 
     def evaluation(self, attempt: Attempt) -> Evaluation | None:
         if attempt.code_sha is None:

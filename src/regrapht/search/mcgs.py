@@ -28,8 +28,9 @@ Each iteration:
 4. **Backpropagation** along the whole path (selection and dive): N += 1, the iteration's best value
    R joins each state's mean, and best = max(best, R).
 
-**Priors.** P(s, m) is the advisor's edge score of m from the state's graph position (smoothed
-verified share x geometric-mean gain; `graph.advise.score_stats`), computed from the other tasks'
+**Priors.** P(s, m) is the policy weight of the edge to m from the state's prior nodes (its graph
+position, or the node of the method that made code the recognizer placed elsewhere:
+`SearchContext.prior_nodes`; `graph.advise.policy_weight`), computed from the other tasks'
 examples only (leave-task-out: `SearchContext.edge_evidence`), normalized over the state's successors
 and mixed with a uniform share `prior_floor`, then multiplied by what this search saw of (position,
 m) from any code: (successes + 1) / (tries + 1). A method that failed from this graph position loses
