@@ -194,10 +194,10 @@ def trajectories() -> list[Trajectory]:
             (
                 step("Parallelism", NAIVE_SUM, "One thread per element.", "Naive kernel."),
                 step(
-                    "Kahan summation",
-                    NAIVE_SUM.replace("atomicAdd(out, x[i]);", "atomicAdd(out, x[i]); /* compensated */"),
-                    "Float sums lose precision.",
-                    "Compensated summation of partial sums.",
+                    "Loop peeling",
+                    NAIVE_SUM.replace("atomicAdd(out, x[i]);", "atomicAdd(out, x[i]); /* peeled */"),
+                    "The first iteration is special.",
+                    "Peel the first iteration out of the loop.",
                 ),
             ),
             author="dave",

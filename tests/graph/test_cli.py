@@ -32,7 +32,7 @@ def test_stats_json(graph_file: Path) -> None:
     assert st["verified_share"] == round(15 / 16, 4) and st["distinct_tasks"] == 4
     assert st["trajectories"] == {"merged": 4, "cut": 1, "unreproduced": 0, "dropped": 0}
     assert st["failure_kinds"] == {"unplanned": 1}
-    assert st["new_methods"] == ["kahan_summation"] and st["self_loops"] == 1
+    assert st["new_methods"] == ["loop_peeling"] and st["self_loops"] == 1
     assert (
         st["top_by_count"][0] | {} == st["top_by_count"][0] and st["top_by_count"][0]["source"] == "initial"
     )
@@ -47,7 +47,7 @@ def test_stats_json(graph_file: Path) -> None:
 def test_stats_text(graph_file: Path) -> None:
     r = runner.invoke(app, ["graph", "stats", "--graph", str(graph_file)])
     assert (
-        r.exit_code == 0 and "Top transitions by gain" in r.output and "kahan" not in r.output.split("Top")[0]
+        r.exit_code == 0 and "Top transitions by gain" in r.output and "loop_peeling" not in r.output.split("Top")[0]
     )
 
 
@@ -72,8 +72,8 @@ def test_advise_json_ranks_by_measured_statistics(graph_file: Path, tmp_path: Pa
     assert list(adv["recognized"]) == ["parallelize"] and adv["position"] == ["parallelize"]
     ranked = [s["method"] for s in adv["suggestions"]]
     # shared_memory_tiling: 3 tasks, 3 verified of 3, geomean 3.19; grid_stride_loop 1 of 1 at 1.05;
-    # kahan: 0 of 1
-    assert ranked == ["shared_memory_tiling", "grid_stride_loop", "kahan_summation"]
+    # loop_peeling: 0 of 1
+    assert ranked == ["shared_memory_tiling", "grid_stride_loop", "loop_peeling"]
     top = adv["suggestions"][0]
     # policy weight: (3 tasks + 0.5) x verified share 4/5 x the gain shrunk by 3 measurements
     assert top["weight"] == pytest.approx(3.5 * 4 / 5 * math.exp(3 / 6 * math.log(3.188)), abs=2e-3)
