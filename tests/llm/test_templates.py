@@ -9,6 +9,14 @@ import pytest
 
 from regrapht.llm import SamplingParams, TemplateError, TemplateLibrary, load_template
 
+TORCH_TASK = {
+    "name": "relu",
+    "title": "ReLU",
+    "description": "y = max(x, 0) elementwise.",
+    "reference": "import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n",
+    "dtype": "float32",
+    "test_sizes": [{"n": 7}, {"n": 1000}],
+}
 TASK = {
     "name": "saxpy",
     "description": "Compute y = a * x + y for n floats.",
@@ -50,6 +58,18 @@ VARIABLES: dict[str, dict[str, Any]] = {
     "trajectory_generate": {"task": TASK, "target": "cuda", "methods": [METHOD], "max_steps": 4},
     "relabel": {"methods": [METHOD], "steps": [{"method": "Tiling", "detail": "tiles in smem"}]},
     "rl_task": {"task": TASK, "target": "cuda", "sizes": {"n": 1000}},
+    "rl_torch_task": {"task": TORCH_TASK, "target": "cuda", "language": "triton", "sizes": {"n": 4096}},
+    "rl_torch_contrastive": {
+        "task": TORCH_TASK,
+        "target": "cuda",
+        "language": "any",
+        "sizes": {"n": 4096},
+        "baseline": "PyTorch eager",
+        "exemplars": [
+            {"code": "W1", "status": "compile_error", "speedup": None, "reward": -1.0, "sizes": {"n": 900}},
+            {"code": "W2", "status": "correct", "speedup": 1.2, "reward": 1.2, "sizes": {"n": 800}},
+        ],
+    },
     "rl_contrastive": {
         "task": TASK,
         "target": "cuda",
