@@ -202,6 +202,20 @@ def test_code_the_recognizer_misplaces_is_ranked_by_the_method_that_made_it(axpy
     assert ctx.prior_nodes(ctx.start) == ctx.start.position
 
 
+def test_where_a_prior_comes_from_is_not_decided_by_the_searched_tasks_own_steps(axpy):
+    """Only the searched task took `parallelize -> a`: under leave-task-out, `parallelize` has no way
+    out that other teachers took, so misplaced code made by `parallelize` ranks from its position."""
+    steps = [(INITIAL, "parallelize", "serial", "P"), ("parallelize", "a", "P", "PA"), (INITIAL, "z", "serial", "Z")]
+    graph = synthetic_graph(axpy, steps)
+    other_task_evidence(graph, INITIAL, "parallelize", tasks=4)
+    other_task_evidence(graph, INITIAL, "z", tasks=3)
+    ctx = _ctx(axpy, graph)
+    point = ctx.start.__class__((INITIAL,), marked(axpy, "P"), 0, method="parallelize")
+    assert ctx.prior_nodes(point) == (INITIAL,)
+    other_task_evidence(graph, "parallelize", "a", tasks=1)
+    assert _ctx(axpy, graph).prior_nodes(point) == ("parallelize",)
+
+
 def test_a_method_whose_answer_had_no_code_is_never_asked_again(axpy):
     """The offline policy has no step for most (code, method) pairs: each is asked once, and the
     search ends with budget left instead of re-asking dead edges."""

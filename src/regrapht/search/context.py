@@ -246,7 +246,10 @@ class SearchContext:
         m, g = point.method, self.graph
         if g is None or m is None or m in point.position or m not in g.nodes:
             return point.position
-        if not any(e.target != INITIAL for e in g.out_edges(m)):
+        # "Ways out" are what other tasks' teachers did after m: an edge only the searched task took
+        # exists in the structure but must not decide where its own prior comes from.
+        k = self.knowledge if self.knowledge is not None else g
+        if m not in k.nodes or not any(e.target != INITIAL and e.examples for e in k.out_edges(m)):
             return point.position
         return (m,)
 

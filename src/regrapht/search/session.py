@@ -33,7 +33,7 @@ from regrapht.tasks import Task
 
 # Part of every run key: bump it when a strategy's behaviour changes, so stored runs of the old
 # behaviour are not loaded as finished (their model calls and evaluations are still reused).
-SEARCH_VERSION = 4
+SEARCH_VERSION = 5
 
 
 @dataclass(frozen=True)
