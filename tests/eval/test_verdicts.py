@@ -76,6 +76,19 @@ def test_judge_run_sets_the_status_and_leaves_timing_only_to_clean_runs() -> Non
     assert ev.status == "timeout"
 
 
+def test_a_run_that_ends_before_every_case_was_judged_is_no_pass() -> None:
+    """Candidate code shares the worker's process: a `done` it writes itself ends the run early, and
+    a clean-looking run with cases missing must not pass (nor reach the timing judge)."""
+    good = {0: CaseResult("a", {}, 0, "correct")}
+    ev = _ev()
+    assert judge_run(ev, outcome(HELLO, LOADED, DONE, complete=True), good, 2.0, planned=3) is False
+    assert ev.status == "runtime_error" and "1 of 3 correctness cases" in ev.message
+    ev = _ev()
+    assert judge_run(ev, outcome(HELLO, LOADED, DONE, complete=True), {}, 2.0, planned=1) is False
+    ev = _ev()
+    assert judge_run(ev, outcome(HELLO, LOADED, DONE, complete=True), good, 2.0, planned=1) is True
+
+
 def test_late_writes_name_the_output_and_the_first_changed_element(tmp_path: Path) -> None:
     final = np.arange(8, dtype=np.float32)
     at_return = final.copy()

@@ -39,6 +39,7 @@ class CandidateRun:
     job_dir: Path
     outcome: WorkerOutcome = field(default_factory=WorkerOutcome)
     judged: dict[int, CaseResult] = field(default_factory=dict)
+    planned: int = 0  # correctness cases the job holds: every one must be judged
     bench: BenchReference | None = None
     bench_error: ReferenceError | None = None
     # Timed outputs the parent judged in the worker's device memory, by (lib, input set).
@@ -126,7 +127,7 @@ class CandidateRunner:
         if self.config.timing and not job["device_buffers"]:
             job["host_perturb"] = self.jobs.host_perturb_library()
         job["sandbox"] = self.sandbox_spec(task, job, job_dir)
-        run = CandidateRun(job_dir=job_dir)
+        run = CandidateRun(job_dir=job_dir, planned=len(tests.cases))
         checker = load_checker(task)
         first_runs: dict[int, dict[str, Any]] = {}
 

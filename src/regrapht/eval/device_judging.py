@@ -65,7 +65,8 @@ class DeviceJudging:
         a handle that does not open or maps too little, a failure of the parent's own): the worker
         then sends the output as a file, judged in full as before, so no such failure is blamed on
         the candidate or passes it."""
-        assert run.bench is not None
+        if run.bench is None:  # no bench data yet: nothing this message can name
+            return False
         fresh = run.bench.fresh
         index = message.get("slot") if fresh else message.get("set")
         cases = run.bench.checked if fresh else run.bench.sets

@@ -31,6 +31,7 @@ from regrapht.eval.device_judging import DeviceJudging
 from regrapht.eval.entry import for_task as task_entry
 from regrapht.eval.jobs import DEVICE_CHECK_SOURCE, HOST_PERTURB_SOURCE, Jobs, params
 from regrapht.eval.oracle import Oracle, ReferenceError
+from regrapht.eval.protocol import Event
 from regrapht.eval.record import Evaluation, hierarchical_reward
 from regrapht.eval.reference import (
     BenchReference,
@@ -471,8 +472,11 @@ class Evaluator:
 
     # ---- verdicts ----------------------------------------------------------------------------
     def judge(self, ev: Evaluation, task: Task, target: str, run: CandidateRun) -> None:
-        if verdicts.judge_run(ev, run.outcome, run.judged, self.config.memory_limit_gib) and self.config.timing:
-            assert run.bench is not None
+        if verdicts.judge_run(ev, run.outcome, run.judged, self.config.memory_limit_gib, run.planned) and self.config.timing:
+            if run.bench is None or run.outcome.last(Event.TIMING) is None:
+                ev.status = "runtime_error"
+                ev.message = "the worker ended before its timing was reported (its run ended early)"
+                return
             self._judge_timing(ev, task, target, run.bench, run.outcome, run.device_verdicts)
 
     def timing_judge(self) -> TimingJudge:

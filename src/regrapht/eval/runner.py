@@ -143,8 +143,10 @@ class Exits:
                 with contextlib.suppress(Exception):
                     fn()
 
-    def settle(self, timeout_s: float = 30.0) -> None:
-        """Wait until every worker ended at its `done` is gone."""
+    def settle(self, timeout_s: float | None = None) -> None:
+        """Wait until every worker ended at its `done` is gone: the next candidate's code must not
+        run beside a previous one's process on the GPU, however long its teardown takes (as when
+        workers were killed and reaped in line)."""
         with self._cond:
             self._cond.wait_for(lambda: self._pending == 0, timeout=timeout_s)
 
@@ -352,7 +354,9 @@ def run_worker(
         # the process is torn down, which is what is not waited for.
         thread.join(timeout=0.02 if outcome.ended_at_done else 5)
     outcome.returncode = None if outcome.ended_at_done else proc.returncode
-    if proc.returncode is not None and proc.returncode < 0:
+    # Ended at `done`, the kill is this process's own and the background reap may or may not have
+    # filled in its signal yet: the verdict must not depend on that race.
+    if not outcome.ended_at_done and proc.returncode is not None and proc.returncode < 0:
         try:
             outcome.signal_name = signal.Signals(-proc.returncode).name
         except ValueError:
@@ -372,7 +376,16 @@ def run_worker(
     outcome.seconds = time.monotonic() - start
     if foreign[0] or (from_spare and not outcome.messages):
         return run_worker(
-            job, job_path, idle_timeout_s, total_timeout_s, memory_limit_bytes, env, on_message, end_at_done=end_at_done
+            job,
+            job_path,
+            idle_timeout_s,
+            total_timeout_s,
+            memory_limit_bytes,
+            env,
+            on_message,
+            module=module,
+            check=check,
+            end_at_done=end_at_done,
         )
     return outcome
 

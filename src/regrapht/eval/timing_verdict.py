@@ -53,7 +53,10 @@ class TimingJudge:
         trusted (None when a check failed first)."""
         device_verdicts = device_verdicts or {}
         timing = outcome.last(Event.TIMING)
-        assert timing is not None
+        if timing is None:
+            ev.status = "runtime_error"
+            ev.message = "the worker ended before its timing was reported (its run ended early)"
+            return None
         if not timing["checks"]:
             ev.status = "runtime_error"
             ev.message = "the worker reported no checked timed call (harness protocol error)"

@@ -80,10 +80,15 @@ def where(outcome: WorkerOutcome) -> str:
 
 
 def judge_run(
-    ev: Evaluation, outcome: WorkerOutcome, judged: dict[int, CaseResult], memory_limit_gib: float
+    ev: Evaluation,
+    outcome: WorkerOutcome,
+    judged: dict[int, CaseResult],
+    memory_limit_gib: float,
+    planned: int = 0,
 ) -> bool:
     """Set `ev`'s status from how the worker ended and its judged cases (`judged`: case index ->
-    verdict); True when nothing failed, so the timing is left to judge."""
+    verdict; `planned`: how many the job held, every one of which must have been judged); True when
+    nothing failed, so the timing is left to judge."""
     crash = None if outcome.stopped_early else crash_message(outcome, memory_limit_gib)
     error = outcome.last(Event.ERROR)
     if crash and error and outcome.last(Event.LOADED) is None:
@@ -99,6 +104,15 @@ def judge_run(
         return False
     if failed:
         ev.status, ev.message = failed[0].status, f"{failed[0].message} [{failed[0].label}]"
+        return False
+    if len(judged) < planned:
+        # Candidate code shares the worker's process and could write a `done` of its own: a run
+        # that ends before every case was judged is no pass.
+        ev.status = "runtime_error"
+        ev.message = (
+            f"the worker ended after {len(judged)} of {planned} correctness cases were judged "
+            "(its run ended early; candidate code must not write to the harness's channel)"
+        )
         return False
     return True
 
