@@ -33,7 +33,8 @@ def run(judge, name: str, task: str = "relu"):
 def test_reading_the_expected_outputs_is_refused(judge) -> None:
     ev = run(judge, "reads_expected.py")
     assert ev.status == "integrity_violation", (ev.status, ev.message)
-    assert "the sandbox refused access to" in ev.message and "/expected/" in ev.message, ev.message
+    # the reference's folder has a secret name: finding it needs the scratch's listing, refused
+    assert "the sandbox refused access to" in ev.message, ev.message
 
 
 def test_unconfined_the_expected_outputs_are_readable() -> None:

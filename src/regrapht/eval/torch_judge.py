@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import platform
+import secrets
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -159,7 +160,9 @@ class TorchJudge:
         key = (task.instance_key, target)
         if key in self._refs and cases is None:
             return self._refs[key]
-        folder = self._fresh_dir(f"ref-{task.id}-{target}")
+        # A name no candidate can guess: the parent builds a candidate's extension unconfined, and an
+        # `.incbin` or a linker flag naming a path it knows could carry the expected outputs back.
+        folder = self._fresh_dir(f"ref-{secrets.token_hex(16)}")
         case_dir, expected_dir = folder / "inputs", folder / "expected"
         case_dir.mkdir()
         expected_dir.mkdir()

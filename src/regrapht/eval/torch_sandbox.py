@@ -51,6 +51,9 @@ def processes_needed(target: str, baselines: tuple[str, ...]) -> bool:
 def spec(task_dir: Path, scratch: Path, cache_dir: Path, target: str, baselines: tuple[str, ...],
          secret_dirs: list[Path], require: bool) -> dict[str, Any]:  # fmt: skip
     """What the candidate's worker may read and write, for the job file."""
+    # Landlock grants only paths that exist: made now, a fresh cache's extension folder stays readable
+    # when the first build lands in it after the worker confined itself.
+    (cache_dir / "torch-ext").mkdir(parents=True, exist_ok=True)
     read = [str(task_dir), str(cache_dir / "torch-ext"), *_TORCH_READ]
     cuda_home = toolchain.cuda_home() if target == "cuda" else None
     if cuda_home is not None:
