@@ -61,7 +61,7 @@ def test_forgetting_a_task_empties_its_pool_too(tmp_path) -> None:
     store.close()
 
 
-def _oracle_stub(store: SerialBaselineStore, timings: list[list[float]], background: float = 0.1):
+def _oracle_stub(store: SerialBaselineStore, timings: list[list[float]], background: float | list[float] = 0.1):
     """An object with what `Oracle.time_serial_kept` uses: each `time_serial` call is one quiet
     timing in a fresh process, here the next of `timings`."""
     from types import SimpleNamespace
@@ -73,7 +73,8 @@ def _oracle_stub(store: SerialBaselineStore, timings: list[list[float]], backgro
 
     def time_serial(task, root, cases, hold, quiet):
         calls.append(1)
-        return SerialBaseline(list(timings[len(calls) - 1]), quiet=quiet, background_cores=background)
+        busy = background[len(calls) - 1] if isinstance(background, list) else background
+        return SerialBaseline(list(timings[len(calls) - 1]), quiet=quiet, background_cores=busy)
 
     def keep_baseline(store_, key, fields, baseline):
         if store_ is None:
@@ -110,4 +111,17 @@ def test_only_a_quiet_wide_timing_with_a_store_is_repeated(tmp_path, case) -> No
     quiet = case != "in turns"
     Oracle.time_serial_kept(stub, None, None, [], None, quiet, None if case == "no store" else store, "k", FIELDS)
     assert len(calls) == 1
+    store.close()
+
+
+def test_a_repeat_disturbed_by_other_work_leaves_the_quiet_pool_in_place(tmp_path) -> None:
+    from regrapht.eval.oracle import Oracle
+
+    store = SerialBaselineStore(tmp_path / "b.sqlite")
+    stub, calls = _oracle_stub(store, [[1.0, 1.2, 1.4], [9.0, 9.5, 9.9]], background=[0.1, 3.0])
+    baseline = Oracle.time_serial_kept(stub, None, None, [], None, True, store, "k", FIELDS)
+    assert len(calls) == 2 and baseline.samples == [1.0, 1.2, 1.4]  # the run divides by its quiet timing
+    stub, calls = _oracle_stub(SerialBaselineStore(tmp_path / "c.sqlite"), [[1.0, 1.2, 1.4]] * 3)
+    Oracle.time_serial_kept(stub, None, None, [], None, True, store, "k2", FIELDS, lambda: False)
+    assert len(calls) == 1  # a batch began: no repeat holds it up
     store.close()

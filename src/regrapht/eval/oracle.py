@@ -184,7 +184,9 @@ class Oracle:
             else:
                 # Within a batch, only turns: the batch settles its baselines when it is done.
                 quiet = self.config.timing_config.serial_quiet and not self.in_batch()
-                baseline = self.time_serial_kept(task, root, cases[:1], hold, quiet, store, key, fields)
+                baseline = self.time_serial_kept(
+                    task, root, cases[:1], hold, quiet, store, key, fields, lambda: not self.in_batch()
+                )
         finally:
             hold.release()
         for bench_set in sets:
@@ -254,6 +256,7 @@ class Oracle:
         store: SerialBaselineStore | None,
         key: str,
         fields: dict[str, Any],
+        still_quiet: Callable[[], bool] = lambda: True,
     ) -> SerialBaseline:
         """Time the reference and settle the timing with the store. A quiet timing that does not pin
         its median (its key's pool is not kept yet) is repeated at once in a fresh process, up to
@@ -269,14 +272,20 @@ class Oracle:
             if not (
                 quiet
                 and store is not None
+                and still_quiet()  # a batch that began meanwhile must not wait on these timings
                 and baseline.timings < POOL_KEEP_TIMINGS
                 and baseline.disturbed(tc.serial_max_background) is None
                 and baseline.problem(tc.serial_max_median_error, tc.serial_max_background) is not None
             ):
                 break
-            baseline = self.time_serial(task, root, cases, hold, quiet)
-            baseline.key = key
-            self.keep_baseline(store, key, fields, baseline)
+            if hold is not None:
+                hold.resume()  # the timing's turn gave the hold back: the repeat is quiet again
+            again = self.time_serial(task, root, cases, hold, quiet)
+            again.key = key
+            self.keep_baseline(store, key, fields, again)
+            if again.disturbed(tc.serial_max_background) is not None:
+                break  # not pooled: the run divides by the quiet pool it had
+            baseline = again
         return baseline
 
     def keep_baseline(
