@@ -130,3 +130,12 @@ def test_timings_file_times_kernels_built_before_times_were_recorded(tmp_path) -
     assert final.floor_fraction == 0.5 and final.timing.machine == "NVIDIA H100 80GB HBM3"
     row = graph_report(g, split_of=lambda t: "train", timings=timings)["final_kernels"][0]
     assert row["timed_on"] == "NVIDIA H100 80GB HBM3" and row["floor_fraction"] == 0.5
+
+
+def test_a_failed_attempt_from_another_task_never_raises_an_edges_weight() -> None:
+    from regrapht.graph.advise import policy_weight
+    from regrapht.graph.model import EdgeStats
+
+    one = EdgeStats(1, 1, 0, 0, {}, 1, None, {}, verified_tasks=1)
+    with_failure = EdgeStats(2, 1, 0, 1, {"race": 1}, 2, None, {}, verified_tasks=1)
+    assert policy_weight(with_failure) < policy_weight(one)

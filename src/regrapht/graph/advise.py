@@ -141,15 +141,15 @@ def policy_weight(stats: EdgeStats, *, pseudo_tasks: float = 0.5, shrink: float 
 
     Unlike `score_stats`, one example's outlier gain (a 236x step measured on a single task) does not
     outrank an edge that fourteen tasks took: how often teachers chose a step from here predicts
-    whether it applies to a new task; a gain measured once says little about another task. Failure
-    examples (labelled failed attempts, unplanned failures) count in `taken` and not in `verified`,
-    so an edge that often goes wrong weighs less."""
+    whether it applies to a new task; a gain measured once says little about another task. Tasks are
+    those with a verified example; failure examples (labelled failed attempts, unplanned failures)
+    count in `taken` and not in `verified`, so an edge that often goes wrong weighs less, never more."""
     share = (stats.verified + 1) / (stats.taken + 2)
     log_gain = 0.0
     if stats.speedup is not None and stats.geomean:
         n = stats.speedup["n"]
         log_gain = max(-1.0, min(1.0, n / (n + shrink) * math.log(stats.geomean)))
-    return (stats.tasks + pseudo_tasks) * share * math.exp(log_gain)
+    return (stats.verified_tasks + pseudo_tasks) * share * math.exp(log_gain)
 
 
 def place(graph: ReGraph, recognized: list[str]) -> list[str]:

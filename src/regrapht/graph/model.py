@@ -237,6 +237,9 @@ class EdgeStats:
     tasks: int
     speedup: dict[str, Any] | None  # over verified examples with a measured speedup
     gpus: dict[str, dict[str, Any]]  # gpu name ("cpu" when none) -> speedup summary there
+    # Tasks with a verified example: how many teachers took the step and made it work (derived, not
+    # written to graph files; `tasks` also counts tasks whose only attempt failed).
+    verified_tasks: int = 0
 
     @property
     def verified_share(self) -> float:
@@ -277,6 +280,7 @@ class EdgeStats:
             tasks=len({e.task for e in examples}),
             speedup=speedup_summary([e.speedup.value for e in measured if e.speedup is not None]),
             gpus=gpus,
+            verified_tasks=len({e.task for e in verified}),
         )
 
 
