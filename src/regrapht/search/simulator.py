@@ -66,7 +66,7 @@ class SimRates:
     ) -> SimRates:
         verified = attempted = 0
         for _, ex in graph.examples():
-            if ex.verified or ex.failed:
+            if ex.verified or ex.is_failure:  # labelled "slower" failures are attempts too
                 attempted += 1
                 verified += ex.verified
         for name, value in (("unchanged", unchanged), ("skill", skill)):
@@ -129,8 +129,11 @@ class SimulatedPolicy:
             chance = max(self.rates.recorded_success(self.graph.edge(src, method).stats) for src, _ in found)
             if u < chance:
                 self.draws["recorded"] += 1
-                pick = int(_draw("outcome", self.seed, seed, k, task, method) * len(found))
-                source, ex = found[pick]
+                # a success returns a recorded outcome that worked: failure examples are drawn, as
+                # failures, by the rate above
+                worked = [f for f in found if not f[1].is_failure] or found
+                pick = int(_draw("outcome", self.seed, seed, k, task, method) * len(worked))
+                source, ex = worked[pick]
                 header = f"[{SIMULATOR_LABEL}] recorded step ({task}: {source} -> {method})\n\n"
                 return header + self.replay.code_block(ex.after), "stop"
             self.draws["recorded_failed"] += 1
