@@ -8,8 +8,12 @@ static cufftComplex* spectrum_buffer(size_t count) {
     static size_t capacity = 0;
     if (count > capacity) {
         if (buffer != nullptr) cudaFree(buffer);
-        cudaMalloc(&buffer, count * sizeof(cufftComplex));
-        capacity = count;
+        if (cudaMalloc(&buffer, count * sizeof(cufftComplex)) != cudaSuccess) {
+            buffer = nullptr;  // asked again next call; without one the call writes nothing, which the checks reject
+            capacity = 0;
+        } else {
+            capacity = count;
+        }
     }
     return buffer;
 }

@@ -6,8 +6,12 @@ static void* library_workspace(size_t bytes) {
     static size_t capacity = 0;
     if (bytes > capacity) {
         if (buffer != nullptr) cudaFree(buffer);
-        cudaMalloc(&buffer, bytes);
-        capacity = bytes;
+        if (cudaMalloc(&buffer, bytes) != cudaSuccess) {
+            buffer = nullptr;  // asked again next call; without one the call writes nothing, which the checks reject
+            capacity = 0;
+        } else {
+            capacity = bytes;
+        }
     }
     return buffer;
 }

@@ -13,5 +13,9 @@ static cublasHandle_t library_handle() {
 
 void gemv(int m, int n, float alpha, const float* A, const float* x, float beta, float* y) {
     if (m <= 0) return;
-    cublasSgemv(library_handle(), CUBLAS_OP_T, n, m, &alpha, A, n > 0 ? n : 1, x, 1, &beta, y, 1);
+    if (n <= 0) {  // A x is empty: y = beta * y, which SGEMV skips for a zero-column matrix
+        cublasSscal(library_handle(), m, &beta, y, 1);
+        return;
+    }
+    cublasSgemv(library_handle(), CUBLAS_OP_T, n, m, &alpha, A, n, x, 1, &beta, y, 1);
 }

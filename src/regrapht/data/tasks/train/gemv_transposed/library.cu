@@ -13,5 +13,9 @@ static cublasHandle_t library_handle() {
 
 void gemv_transposed(int m, int n, float alpha, const float* A, const float* x, float beta, float* y) {
     if (n <= 0) return;
+    if (m <= 0) {  // A^T x is empty: y = beta * y, which SGEMV skips for a zero-column matrix
+        cublasSscal(library_handle(), n, &beta, y, 1);
+        return;
+    }
     cublasSgemv(library_handle(), CUBLAS_OP_N, n, m, &alpha, A, n, x, 1, &beta, y, 1);
 }
