@@ -124,11 +124,15 @@ class TorchJudge:
     def evaluate_many(self, items: list[tuple[TorchTask, str, str]]) -> list[Evaluation]:
         """Evaluate (task, source, target) items with every extension build started at once on the
         CPU pool; the device takes, one at a time, the first candidate (in the given order) whose
-        builds are done, so builds overlap other candidates' checks and timing. Results come back in
+        builds are done, so builds overlap other candidates' checks and timing on cuda (on cpu, where
+        timings run on the host's cores, every build ends first). Results come back in
         the given order; each verdict equals a one-at-a-time evaluation's."""
         import concurrent.futures
 
         builds = [self.prebuild(source, target) for _, source, target in items]
+        if any(target == "cpu" for _, _, target in items):
+            # cpu timings share the host's cores with compilers: every build ends before any timing
+            concurrent.futures.wait([f for fs in builds for f in fs])
         results: dict[int, Evaluation] = {}
         pending = list(range(len(items)))
         while pending:
