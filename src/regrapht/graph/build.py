@@ -126,6 +126,10 @@ def build_graph(
         prior = graph.ledger.get(h)
         if prior is not None and prior.outcome in RETRIED and retry_cut:
             graph.forget_trajectory(h)
+            # Trajectories of the task that continued from its examples (reused steps) lost them with
+            # it: they are verified again too, when this build holds them.
+            for other in [r for r in graph.ledger.values() if r.task == prior.task and r.reused_steps > 0]:
+                graph.forget_trajectory(other.hash)
             measured = _measured_index(graph)
             prior = None
         if prior is not None and prior.outcome in SETTLED:
