@@ -229,6 +229,9 @@ class TorchJudge:
             job["sandbox"] = torch_sandbox.spec(task.root, folder, self.cache_dir, target, baselines_for(target, self.baselines),
                                                 [ref.expected_dir.parent], self.config.require_sandbox)  # fmt: skip
         outcome = self._run(job, folder, state.on_message)
+        if state.sandbox_missing is not None:  # required, and this kernel lacks part of it
+            shutil.rmtree(folder, ignore_errors=True)
+            raise SandboxUnavailable(f"EvalConfig.require_sandbox is set, but {state.sandbox_missing}")
         if state.sandbox_broke is not None:  # the harness, not the candidate: run it again unconfined
             self.sandbox_off = f"the sandbox broke the harness's own calls on this machine, so candidates run unconfined: {state.sandbox_broke}"
             if self.config.require_sandbox:
@@ -367,6 +370,7 @@ class _State:
         self.ops: dict[str, int] = {}
         self.forbidden: list[str] = []
         self.sandbox_broke: str | None = None
+        self.sandbox_missing: str | None = None  # why a required sandbox could not be entered
 
     def fail(self, status: str, message: str) -> None:
         if not self.failed:
@@ -383,6 +387,9 @@ class _State:
                 self.failed = True  # this run is not the candidate's verdict
                 return "stop"
             self.ev.sandbox = {k: message.get(k) for k in ("landlock", "seccomp", "processes", "reason", "seconds")}
+            if self.judge.config.require_sandbox and not (message.get("landlock") and message.get("seccomp")):
+                self.sandbox_missing = str(message.get("reason") or "Landlock or seccomp is unavailable")
+                return "stop"
         elif event == "build":
             reply, result, waited, ahead = self.judge.build(message["spec"], self.target)
             record = {k: v for k, v in result.to_dict().items() if k != "library"}
