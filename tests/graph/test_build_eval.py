@@ -34,14 +34,15 @@ def test_cpu_build_with_real_evaluation() -> None:
     g = ReGraph("cpu")
     with EvalVerifier(config=EvalConfig(seeds=1, timing_config=timing)) as verifier:
         report = build_graph(g, trajs, OfflineRelabeler(embedder=None), verifier, verifier.starting_code)
-    assert (report.merged, report.cut, report.dropped, report.steps_merged) == (1, 1, 0, 4), report
+    # the two trajectories' first steps are the same code change: one example, reused by the second
+    assert (report.merged, report.cut, report.dropped, report.steps_merged) == (1, 1, 0, 3), report
     assert set(g.edges) == {
         (INITIAL, "parallelize"),
         ("parallelize", "simd_vectorization"),
         ("parallelize", "loop_unrolling"),
     }
     first = g.edge(INITIAL, "parallelize")
-    assert first.stats.verified == 2
+    assert first.stats.verified == 1
     for x in first.examples:
         assert x.before == verifier.task("saxpy").serial_source()  # started from the task's serial code
         assert x.speedup is not None and x.speedup.value > 0 and x.gpu is None
