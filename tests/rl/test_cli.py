@@ -49,7 +49,10 @@ def test_serves_scores_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}", "REGRAPHT_RL_TOKEN": "k" * 20}
     command = [sys.executable, "-m", "regrapht.cli", "serve", "--task", str(EVAL_TASKS / "vec_scale"),
                "--target", "cpu", "--reward", "correctness", "--port", str(port), "--replay", str(tmp_path / "r.sqlite")]
-    server = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    # As from a terminal: a test run started in the background of a non-interactive shell ignores
+    # SIGINT, and its children would inherit that.
+    server = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
