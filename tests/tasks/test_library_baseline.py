@@ -41,7 +41,8 @@ def test_a_library_baseline_that_does_not_build_fails_tasks_check(tmp_path):
 
 @needs_nvcc
 def test_cuda_candidates_are_compiled_with_the_library_baseline_beside_them(tmp_path):
-    task = load_task(_saxpy_with(tmp_path, (find_task("saxpy").root / "naive.cu").read_text()))
+    library = (find_task("saxpy").root / "naive.cu").read_text() + "// the library stands in here\n"
+    task = load_task(_saxpy_with(tmp_path, library))
     with Evaluator(EvalConfig(timing=False, cache_dir=str(tmp_path / "cache"))) as evaluator:
         prepared = evaluator.prepare(task, task.naive_source() or "", "cuda", {})
         assert set(prepared.baselines) >= {"naive", "library"}
@@ -58,3 +59,11 @@ def test_a_toolkit_without_the_library_is_told_apart_from_a_broken_baseline():
     assert _missing_library_header("fatal error: cub/device/device_scan.cuh: No such file or directory") is not None
     assert _missing_library_header("fatal error: my_helpers.h: No such file or directory") is None
     assert _missing_library_header("candidate.cu(3): error: expected a ';'") is None
+
+
+@needs_nvcc
+def test_library_cu_judged_as_a_candidate_is_not_timed_against_itself(tmp_path):
+    naive = (find_task("saxpy").root / "naive.cu").read_text()
+    task = load_task(_saxpy_with(tmp_path, naive + "// the library's copy\n"))
+    with Evaluator(EvalConfig(timing=False, cache_dir=str(tmp_path / "cache"))) as evaluator:
+        assert "library" not in evaluator.prepare(task, task.library_source() or "", "cuda", {}).baselines

@@ -284,8 +284,9 @@ class Evaluator:
         extra = dict(baselines)
         if target == "cuda" and self.config.compare_naive and task.naive_path is not None:
             extra.setdefault("naive", task.naive_source() or "")
-        if target == "cuda" and self.config.compare_library and task.library_path is not None:
-            extra.setdefault("library", task.library_source() or "")
+        library = task.library_source() if target == "cuda" and self.config.compare_library else None
+        if library is not None and library != source:  # library.cu itself (tasks check) is not timed twice
+            extra.setdefault("library", library)
         built = submit(source, kind)
         if self.config.symbol_screen:
             # Screened on the compile pool as the build ends (binutils take some milliseconds), not
