@@ -237,16 +237,26 @@ def _unfenced_code(text: str) -> tuple[str, str, list[str]] | None:
     )
 
 
-def extract_code(text: str, *, function_name: str | None = None) -> ExtractedCode | ParseFailure:
-    """The C++/CUDA code in a response. With `function_name`, the block that defines (else mentions)
-    that function wins; otherwise the longest cuda/cpp block. Unfenced code is accepted when it is
-    the whole response or clearly delimited by prose."""
+def response_body(text: str) -> tuple[str, list[str]] | ParseFailure:
+    """A response's text outside its reasoning section, with notes on what was stripped, or why
+    there is none (empty, or everything inside the reasoning)."""
     if not text.strip():
         return ParseFailure("empty", "the response is empty")
     body, notes = strip_reasoning(text)
     if not body.strip():
         reason = "inside_think" if any("ended inside" in n for n in notes) else "no_code"
         return ParseFailure(reason, "the response has no text outside its reasoning section", tuple(notes))
+    return body, notes
+
+
+def extract_code(text: str, *, function_name: str | None = None) -> ExtractedCode | ParseFailure:
+    """The C++/CUDA code in a response. With `function_name`, the block that defines (else mentions)
+    that function wins; otherwise the longest cuda/cpp block. Unfenced code is accepted when it is
+    the whole response or clearly delimited by prose."""
+    found = response_body(text)
+    if isinstance(found, ParseFailure):
+        return found
+    body, notes = found
 
     blocks = find_code_blocks(body)
     if blocks:

@@ -17,7 +17,7 @@ from regrapht.llm.parse import (
     ExtractedCode,
     ParseFailure,
     find_code_blocks,
-    strip_reasoning,
+    response_body,
 )
 
 PYTHON = frozenset({"python", "py", "python3"})
@@ -47,12 +47,10 @@ def extract_torch_code(text: str) -> ExtractedCode | ParseFailure:
     """The candidate in a response: the longest block defining `ModelNew`, else the longest block
     declaring `regrapht: entry = NAME` (Python, then CUDA). A whole response without fences counts
     when it is a Python module defining `ModelNew`."""
-    if not text.strip():
-        return ParseFailure("empty", "the response is empty")
-    body, notes = strip_reasoning(text)
-    if not body.strip():
-        reason = "inside_think" if any("ended inside" in n for n in notes) else "no_code"
-        return ParseFailure(reason, "the response has no text outside its reasoning section", tuple(notes))
+    found = response_body(text)
+    if isinstance(found, ParseFailure):
+        return found
+    body, notes = found
     blocks = [b for b in find_code_blocks(body) if b.code.strip()]
     if not blocks:
         if _MODEL_NEW.search(body) and _parses(body):
