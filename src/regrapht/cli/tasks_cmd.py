@@ -157,11 +157,13 @@ def _write_atomically(path: Path, rows: list) -> None:
 
 
 def _train_tasks(checked: list) -> list:
-    """What test tasks are screened against for near-duplicates: the shipped train split and the
-    train tasks among those checked (a user's own suite)."""
-    shipped = _select("train", None, None, None)
+    """What test tasks are screened against for near-duplicates: the shipped tasks a Reasoning Graph
+    is built from (train and example splits) and such tasks among those checked (a user's own suite)."""
+    from regrapht.tasks.similarity import GRAPH_SPLITS
+
+    shipped = [t for t in _select(None, None, None, None) if t.split in GRAPH_SPLITS]
     seen = {t.root.resolve() for t in shipped}
-    return shipped + [t for t in checked if t.split == "train" and t.root.resolve() not in seen]
+    return shipped + [t for t in checked if t.split in GRAPH_SPLITS and t.root.resolve() not in seen]
 
 
 def _check_lanes(on_gpu: bool, gpus: str | None, lanes: int) -> list:
