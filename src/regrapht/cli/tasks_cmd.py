@@ -212,9 +212,11 @@ def check_command(
     the inputs and the seed (not constant, not zero); naive.cu and solution.cu compile with nvcc; on a
     GPU, both pass, the bench size is long enough to measure, and naive.cu is a fair baseline (not
     slower than the serial reference, and its largest launch fills the GPU, unless task.toml's
-    waivers table says why). A test task must not be a
-    near-duplicate of a train task (token similarity of serial.cpp and naive.cu, threshold in
-    regrapht/data/leakage.toml). Exit status 1 if any task fails.
+    waivers table says why). A test task must not be a near-duplicate of a task on a Reasoning Graph
+    (train or example: token similarity of serial.cpp and naive.cu, threshold in
+    regrapht/data/leakage.toml), and its declared difficulty must be its measured tier (the steps
+    the method recognizer finds in solution.cu beyond naive.cu; with --gpu, also best/naive and
+    naive's roofline fraction; rule in regrapht/data/tiers.toml). Exit status 1 if any task fails.
 
     --out is rewritten after every task, so a check that is stopped keeps what it measured, and
     `--resume` with the same --out continues it."""
@@ -260,6 +262,8 @@ def check_command(
             others = [r for r in rows if r.get("task_id") not in selected]
             tasks = [t for t in tasks if t.id not in reuse]
             console.print(f"resuming {out}: {len(kept)} kept, {len(tasks)} to check")
+    from regrapht.bench.tiers import judge_tier
+
     config = EvalConfig(timing_config=TimingConfig(budget_s=budget, serial_budget_s=serial_budget))
     on_gpu = bool(toolchain.gpus()) if gpu is None else gpu
     specs = _check_lanes(on_gpu, gpus, lanes)  # empty: this process checks, on its first GPU
@@ -268,7 +272,12 @@ def check_command(
 
         done: list = []
 
+        by_id = {t.id: t for t in tasks}
+
         def advance(check) -> None:
+            # the measured tier joins the check here: eval/ runs the check but must not import the
+            # graph's recognizer (docs/suite.md, Measured tiers)
+            judge_tier(by_id[check.task_id], check)
             progress.advance(bar)
             done.append(check)
             if out:  # rewritten after every task, so an interrupted check keeps what it measured
