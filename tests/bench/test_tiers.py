@@ -249,3 +249,20 @@ def test_tasks_check_fails_a_tier_its_solution_does_not_support(tmp_path: Path) 
         "shared_memory_tiling, register_tiling, bank_conflict_avoidance"
     )
     assert "declared hard, measured easy" in result.output
+
+
+def test_a_resumed_check_judges_kept_rows_written_before_the_rule(tmp_path: Path) -> None:
+    import regrapht
+
+    steps = "parallelize, grid_stride_loop, loop_unrolling, shared_memory_tiling, register_tiling, bank_conflict_avoidance"
+    inflated = _test_task(tmp_path, "shrink_inflated", "hard", steps)
+    task = load_task(inflated)
+    out = tmp_path / "check.json"
+    kept = TaskCheck(task.id, task.split, task.difficulty, task.category, task_hash=task.content_hash())
+    kept.regrapht_version = regrapht.__version__  # a passing CPU row from before the tier rule: reused as is
+    out.write_text(json.dumps([kept.to_dict()]))
+    result = CliRunner().invoke(app, ["tasks", "check", "--no-gpu", "--resume", "--out", str(out), str(inflated)])
+    assert result.exit_code == 1, result.output
+    assert "0 to check" in result.output and "failed: shrink_inflated" in result.output
+    [row] = json.loads(out.read_text())
+    assert not row["ok"] and row["problems"][0].startswith("tier: declared hard, measured easy")

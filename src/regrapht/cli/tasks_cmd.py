@@ -184,6 +184,25 @@ def _check_lanes(on_gpu: bool, gpus: str | None, lanes: int) -> list:
         raise typer.Exit(2) from None
 
 
+def _judge_tier(task, check) -> None:
+    """The measured tier joins a check here: eval/ runs the check but must not import the graph's
+    recognizer (docs/suite.md, Measured tiers)."""
+    from regrapht.bench.tiers import judge_tier as judge
+
+    judge(task, check)
+
+
+def _with_tier(task, row: dict) -> dict:
+    """A kept row of a resumed check, judged by the tier rule if it was written before the rule."""
+    from dataclasses import fields
+
+    from regrapht.eval.suitecheck import TaskCheck
+
+    check = TaskCheck(**{f.name: row[f.name] for f in fields(TaskCheck) if f.name in row})
+    _judge_tier(task, check)
+    return row | check.to_dict()
+
+
 @tasks_app.command("check")
 def check_command(
     ids: list[str] = typer.Argument(None, help="Task ids or folders; all shipped tasks when omitted."),
@@ -257,13 +276,11 @@ def check_command(
             on_gpu = bool(visible) if gpu is None else gpu
             rows = [r for r in previous if isinstance(r, dict)] if isinstance(previous, list) else []
             reuse = reusable_results(rows, tasks, on_gpu, visible[0].name if visible else "")
-            kept = [reuse[t.id] for t in tasks if t.id in reuse]
+            kept = [_with_tier(t, reuse[t.id]) for t in tasks if t.id in reuse]
             selected = {t.id for t in tasks}
             others = [r for r in rows if r.get("task_id") not in selected]
             tasks = [t for t in tasks if t.id not in reuse]
             console.print(f"resuming {out}: {len(kept)} kept, {len(tasks)} to check")
-    from regrapht.bench.tiers import judge_tier
-
     config = EvalConfig(timing_config=TimingConfig(budget_s=budget, serial_budget_s=serial_budget))
     on_gpu = bool(toolchain.gpus()) if gpu is None else gpu
     specs = _check_lanes(on_gpu, gpus, lanes)  # empty: this process checks, on its first GPU
@@ -275,9 +292,7 @@ def check_command(
         by_id = {t.id: t for t in tasks}
 
         def advance(check) -> None:
-            # the measured tier joins the check here: eval/ runs the check but must not import the
-            # graph's recognizer (docs/suite.md, Measured tiers)
-            judge_tier(by_id[check.task_id], check)
+            _judge_tier(by_id[check.task_id], check)
             progress.advance(bar)
             done.append(check)
             if out:  # rewritten after every task, so an interrupted check keeps what it measured
