@@ -46,9 +46,19 @@ def test_a_renamed_copy_of_a_train_task_fails_and_a_different_task_passes(tmp_pa
 
     problem, near = leakage_problem(other, [train])
     assert problem is None and near is not None and near.score < leakage_rule().threshold
-    # only test tasks are screened, and only against train tasks
+    # only test tasks are screened, and only against the tasks a graph is built from
     assert leakage_problem(train, [copy]) == (None, None)
     assert leakage_problem(copy, [other])[0] is None
+
+
+def test_a_copy_of_an_example_task_fails_too(tmp_path: Path) -> None:
+    # the shipped graphs hold the example split's trajectories too: a copy of one leaks as well
+    example = load_task(_as_split(shutil.copytree(TASKS / "axpy_small", tmp_path / "axpy_small"), "example"))
+    copy = load_task(
+        _as_split(shutil.copytree(TASKS / "axpy_small", tmp_path / "axpy_copy"), "test", new_id="axpy_copy")
+    )
+    problem, near = leakage_problem(copy, [example])
+    assert problem is not None and "near-duplicate of example task axpy_small" in problem
 
 
 def test_tasks_check_fails_a_near_duplicate_test_task(tmp_path: Path) -> None:
@@ -64,11 +74,11 @@ def test_tasks_check_fails_a_near_duplicate_test_task(tmp_path: Path) -> None:
     assert rows["axpy_copy"]["measured"]["nearest_train"]["task"] == "axpy_small"
 
 
-def test_the_shipped_test_split_has_no_near_duplicate_of_a_train_task() -> None:
+def test_the_shipped_test_split_has_no_near_duplicate_of_a_graph_task() -> None:
     from regrapht.tasks import load_suite
 
     suite = load_suite()
-    train = [t for t in suite if t.split == "train"]
+    train = [t for t in suite if t.split in ("train", "example")]
     leaks = {t.id: leakage_problem(t, train)[0] for t in suite if t.split == "test"}
     leaks = {k: v for k, v in leaks.items() if v}
     assert not leaks, leaks

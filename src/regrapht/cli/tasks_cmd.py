@@ -157,11 +157,13 @@ def _write_atomically(path: Path, rows: list) -> None:
 
 
 def _train_tasks(checked: list) -> list:
-    """What test tasks are screened against for near-duplicates: the shipped train split and the
-    train tasks among those checked (a user's own suite)."""
-    shipped = _select("train", None, None, None)
+    """What test tasks are screened against for near-duplicates: the shipped tasks a Reasoning Graph
+    is built from (train and example splits) and such tasks among those checked (a user's own suite)."""
+    from regrapht.tasks.similarity import GRAPH_SPLITS
+
+    shipped = [t for t in _select(None, None, None, None) if t.split in GRAPH_SPLITS]
     seen = {t.root.resolve() for t in shipped}
-    return shipped + [t for t in checked if t.split == "train" and t.root.resolve() not in seen]
+    return shipped + [t for t in checked if t.split in GRAPH_SPLITS and t.root.resolve() not in seen]
 
 
 def _check_lanes(on_gpu: bool, gpus: str | None, lanes: int) -> list:
@@ -180,6 +182,25 @@ def _check_lanes(on_gpu: bool, gpus: str | None, lanes: int) -> list:
     except LaneSpecError as exc:
         Console(stderr=True).print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
+
+
+def _judge_tier(task, check) -> None:
+    """The measured tier joins a check here: eval/ runs the check but must not import the graph's
+    recognizer (docs/suite.md, Measured tiers)."""
+    from regrapht.bench.tiers import judge_tier as judge
+
+    judge(task, check)
+
+
+def _with_tier(task, row: dict) -> dict:
+    """A kept row of a resumed check, judged by the tier rule if it was written before the rule."""
+    from dataclasses import fields
+
+    from regrapht.eval.suitecheck import TaskCheck
+
+    check = TaskCheck(**{f.name: row[f.name] for f in fields(TaskCheck) if f.name in row})
+    _judge_tier(task, check)
+    return row | check.to_dict()
 
 
 @tasks_app.command("check")
@@ -210,9 +231,11 @@ def check_command(
     the inputs and the seed (not constant, not zero); naive.cu and solution.cu compile with nvcc; on a
     GPU, both pass, the bench size is long enough to measure, and naive.cu is a fair baseline (not
     slower than the serial reference, and its largest launch fills the GPU, unless task.toml's
-    waivers table says why). A test task must not be a
-    near-duplicate of a train task (token similarity of serial.cpp and naive.cu, threshold in
-    regrapht/data/leakage.toml). Exit status 1 if any task fails.
+    waivers table says why). A test task must not be a near-duplicate of a task on a Reasoning Graph
+    (train or example: token similarity of serial.cpp and naive.cu, threshold in
+    regrapht/data/leakage.toml), and its declared difficulty must be its measured tier (the steps
+    the method recognizer finds in solution.cu beyond naive.cu; with --gpu, also best/naive and
+    naive's roofline fraction; rule in regrapht/data/tiers.toml). Exit status 1 if any task fails.
 
     --out is rewritten after every task, so a check that is stopped keeps what it measured, and
     `--resume` with the same --out continues it."""
@@ -253,7 +276,7 @@ def check_command(
             on_gpu = bool(visible) if gpu is None else gpu
             rows = [r for r in previous if isinstance(r, dict)] if isinstance(previous, list) else []
             reuse = reusable_results(rows, tasks, on_gpu, visible[0].name if visible else "")
-            kept = [reuse[t.id] for t in tasks if t.id in reuse]
+            kept = [_with_tier(t, reuse[t.id]) for t in tasks if t.id in reuse]
             selected = {t.id for t in tasks}
             others = [r for r in rows if r.get("task_id") not in selected]
             tasks = [t for t in tasks if t.id not in reuse]
@@ -266,7 +289,10 @@ def check_command(
 
         done: list = []
 
+        by_id = {t.id: t for t in tasks}
+
         def advance(check) -> None:
+            _judge_tier(by_id[check.task_id], check)
             progress.advance(bar)
             done.append(check)
             if out:  # rewritten after every task, so an interrupted check keeps what it measured

@@ -35,6 +35,11 @@ _STRING = re.compile(r'"(?:\\.|[^"\\])*"')
 _PREPROCESSOR = re.compile(r"^\s*#.*$", re.M)
 
 
+# The splits whose tasks' code can reach a search through a Reasoning Graph's worked examples: a test
+# task is screened against all of them (the shipped graphs are built from train and example tasks).
+GRAPH_SPLITS = ("train", "example")
+
+
 @dataclass(frozen=True)
 class LeakageRule:
     ngram: int
@@ -128,15 +133,18 @@ def nearest(task: Task, others: list[Task], rule: LeakageRule | None = None) -> 
 
 
 def leakage_problem(task: Task, train: list[Task], rule: LeakageRule | None = None) -> tuple[str | None, Similarity | None]:
-    """Why a test task fails the leakage screen (None when it passes), and its nearest train task."""
+    """Why a test task fails the leakage screen (None when it passes), and its nearest task among
+    `train`'s tasks of the splits a Reasoning Graph is built from (train and example)."""
     rule = rule or leakage_rule()
     if task.split != "test":
         return None, None
-    near = nearest(task, [t for t in train if t.split == "train"], rule)
+    on_graph = [t for t in train if t.split in GRAPH_SPLITS]
+    near = nearest(task, on_graph, rule)
     if near is None or near.score < rule.threshold:
         return None, near
+    split = next(t.split for t in on_graph if t.id == near.other)
     return (
-        f"near-duplicate of train task {near.describe()} >= {rule.threshold:.2f}: a search that retrieves "
-        "train examples would score on a copy; replace the task or move it to train",
+        f"near-duplicate of {split} task {near.describe()} >= {rule.threshold:.2f}: a search that retrieves "
+        "the graph's examples would score on a copy; replace the task or move it to train",
         near,
     )

@@ -1,4 +1,4 @@
-// steps: parallelize, atomic_privatization, grid_stride_loop
+// steps: atomic_privatization, grid_stride_loop
 // Each block keeps its own 144 counters in shared memory while its threads stride over the input,
 // then adds them to the global histogram with one atomic per non-zero bin.
 constexpr int kBins = 144;

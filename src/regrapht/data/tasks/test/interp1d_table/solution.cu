@@ -1,4 +1,4 @@
-// steps: parallelize, shared_memory_tiling, grid_stride_loop
+// steps: shared_memory_tiling, grid_stride_loop
 // Every block stages the whole knot table in shared memory (when it fits) and runs its binary
 // searches there, instead of chasing dependent global loads; tables too large fall back to global.
 constexpr int kMaxSharedKnots = 6144;  // 48 KB of x and y

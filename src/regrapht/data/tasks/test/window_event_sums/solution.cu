@@ -1,4 +1,4 @@
-// steps: parallelize, algorithmic_change, library_primitive
+// steps: algorithmic_change, library_primitive
 // Replace each window's loop over its events by a difference of two entries of a prefix-sum table:
 // a widening pass and one in-place CUB scan build prefix[i] = sum of weights[0..i) in double, then every window costs two
 // binary searches and two loads, independent of how many events it spans.
