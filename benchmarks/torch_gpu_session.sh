@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Torch on the GPU machine (issue 17), from the repository root, with .kernelbench/ carried (a
 # KernelBench checkout, its pydantic wheels in .kernelbench/wheels/). Each part has a hard limit.
-#   bash benchmarks/torch_gpu_session.sh compare  # regrapht vs KernelBench on the 30 candidates, one GPU,
-#                                                 # <= 300 s (benchmarks/tvk_compare.py; TVK_ARGS="--subset N")
+#   bash benchmarks/torch_gpu_session.sh compare  # regrapht vs KernelBench, 24 of the 30 candidates, one GPU,
+#                                                 # <= 300 s (benchmarks/tvk_compare.py; TVK_ARGS="--subset 30")
 #   bash benchmarks/torch_gpu_session.sh repeat   # one torch candidate's speedup over eager, 10 fresh
 #                                                 # evaluations, <= 120 s (benchmarks/torch_repeat.py)
 #   bash benchmarks/torch_gpu_session.sh tests    # the torch GPU tests (eval + rl), builds warmed first

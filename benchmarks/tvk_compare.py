@@ -16,7 +16,10 @@ The plan, on one GPU (CUDA_VISIBLE_DEVICES picks it):
    as not judged.
 
 Candidates go in a fixed stratified order decided by expected.toml alone (tvk_phases.py); `--subset N`
-takes its first N, for a call that cannot fit all 30. Verdicts are compared on the candidates both
+takes its first N. The default, 24, was chosen before any run of this script from session 9's
+measured device turns (7 to 10 s per regrapht candidate, its build aside): 24 turns and 8 reference
+runs fill regrapht's 215 s, and KernelBench's 24 evaluations, 6 at a time, its remaining 70 s. All
+30 do not fit one 300 s call at those figures; `--subset 30` tries them all. Verdicts are compared on the candidates both
 harnesses judged; every differing verdict is printed with why. The JSON in --out is rewritten after
 every verdict, so a call stopped by its limit still leaves what it measured.
 
@@ -198,8 +201,8 @@ def main() -> int:
     parser.add_argument("--kernelbench", type=Path, default=Path(".kernelbench"))
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "/tmp/out")))
     parser.add_argument("--budget-s", type=float, default=285.0, help="Everything ends by then (processes are killed).")
-    parser.add_argument("--regrapht-deadline-s", type=float, default=175.0, help="regrapht starts no evaluation that would end later.")
-    parser.add_argument("--subset", type=int, default=0, help="The first N candidates of the stratified order (0: all).")
+    parser.add_argument("--regrapht-deadline-s", type=float, default=215.0, help="regrapht starts no evaluation that would end later.")
+    parser.add_argument("--subset", type=int, default=24, help="The first N candidates of the stratified order (0: all 30).")
     parser.add_argument("--kb-slots", type=int, default=6, help="KernelBench evaluation processes at once on the GPU.")
     parser.add_argument("--kb-build-workers", type=int, default=12, help="KernelBench's CPU pre-build processes at once.")
     parser.add_argument("--kb-nice", type=int, default=10, help="Niceness of KernelBench's CPU pre-build.")
