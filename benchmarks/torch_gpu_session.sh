@@ -51,8 +51,10 @@ if [ "$what" = tests ]; then
   began=$SECONDS
   timeout 150 python3 "$here/torch_warm_builds.py" > "$OUT/warm_builds.json" 2>&1
   tail -4 "$OUT/warm_builds.json"
-  timeout $(( ${TESTS_LIMIT:-500} - (SECONDS - began) )) python3 -m pytest -q -m gpu -p no:cacheprovider --durations=0 \
-    tests/eval/test_torch_gpu.py tests/eval/test_torch_integrity_gpu.py tests/rl/test_torch_gpu.py \
+  # -v names each test as it ends (a run stopped by the limit still says which passed); the longest
+  # file (compile and max-autotune baselines, timed 4096^3 products) goes last.
+  timeout $(( ${TESTS_LIMIT:-500} - (SECONDS - began) )) python3 -m pytest -v -m gpu -p no:cacheprovider --durations=0 \
+    tests/eval/test_torch_gpu.py tests/rl/test_torch_gpu.py tests/eval/test_torch_integrity_gpu.py \
     --junitxml="$OUT/tests.xml" 2>&1 | tee "$OUT/tests.txt" | tail -60
   exit 0
 fi
