@@ -102,3 +102,14 @@ def test_bench_without_a_model_says_what_it_needs(tmp_path: Path) -> None:
     result = runner.invoke(app, ["bench", "--target", "cpu", "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert "--model is required" in _flat(result.output)
+
+
+def test_the_search_api_refuses_a_torch_task_with_the_same_reason() -> None:
+    from regrapht.search.budget import Budget
+    from regrapht.search.session import SearchJob, run_searches
+    from regrapht.search.strategy import make_strategy
+    from regrapht.tasks import find_task
+
+    with pytest.raises(ValueError, match="no search strategy can work on torch task relu"):
+        run_searches([SearchJob(find_task("relu"), 0)], strategy=make_strategy("standard"), target="cpu", budget=Budget(1),
+                     model=None, model_meta={}, evals=None)  # fmt: skip

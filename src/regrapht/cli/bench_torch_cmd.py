@@ -1,5 +1,5 @@
-"""`regrapht bench --kind torch` (a candidate set judged over the torch tasks) and the refusal of a
-search on a torch task (`optimize`, `bench --model` on torch tasks)."""
+"""`regrapht bench --kind torch`: a candidate set judged over the torch tasks (no search can run on
+them: search/task_kinds.py)."""
 
 from __future__ import annotations
 
@@ -11,20 +11,6 @@ import typer
 from rich.console import Console
 
 from regrapht.cli import lane_options
-
-
-def search_refusal(task_id: str | None = None) -> str:
-    """Why no search runs on a torch task: said once, the same for optimize and bench."""
-    what = f"torch task {task_id}" if task_id else "torch tasks"
-    return (
-        f"no search strategy can work on {what}: every strategy's prompts ask for a serial C++ function to be "
-        "rewritten as CUDA, and the Reasoning Graph's recorded steps (the offline policy's only moves, and the "
-        "worked examples of mcgs, walk, greedy and rag) all come from serial-cpp tasks, so a search would only "
-        "spend its budget on candidates that cannot apply to a PyTorch Model. Judge ModelNew candidates instead: "
-        f"`regrapht eval {task_id or 'TASK'} CANDIDATE.py`, or over the suite `regrapht bench --kind torch "
-        "--candidates DIR --out OUT`; the RL environment (`regrapht serve`) has torch prompts for a model to "
-        "generate them."
-    )
 
 
 def torch_bench(

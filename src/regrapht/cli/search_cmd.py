@@ -324,9 +324,9 @@ def optimize_command(
     except (TaskError, FileNotFoundError) as exc:
         raise _fail(str(exc)) from None
     if getattr(task_obj, "kind", None) == "torch":
-        from regrapht.cli.bench_torch_cmd import search_refusal
+        from regrapht.search.task_kinds import refusal
 
-        raise _fail(search_refusal(task_obj.id))
+        raise _fail(refusal(task_obj) or "")
     _check_target(target)
     lane_options.check_lanes(target, gpus, lanes)
     strat = _strategy(strategy, param)
@@ -521,10 +521,11 @@ def bench_command(
     if kind not in ("serial-cpp", "torch"):
         raise _fail(f"--kind must be serial-cpp or torch, not {kind!r}")
     if kind == "torch":
-        from regrapht.cli.bench_torch_cmd import search_refusal, torch_bench
+        from regrapht.cli.bench_torch_cmd import torch_bench
+        from regrapht.search.task_kinds import refusal
 
         if model is not None:
-            raise _fail(search_refusal() + " (drop --model)")
+            raise _fail(f"{refusal()} (drop --model)")
         if ray is not None or lanes != 1:
             raise _fail("--kind torch judges on one device: drop --ray and --lanes (pick the GPU with --gpus)")
         try:
