@@ -6,8 +6,10 @@
 #   bash benchmarks/torch_gpu_session.sh repeat   # one torch candidate's speedup over eager, 10 fresh
 #                                                 # evaluations, <= 120 s (benchmarks/torch_repeat.py)
 #   bash benchmarks/torch_gpu_session.sh tests    # the torch GPU tests (eval + rl), builds warmed first
+#   bash benchmarks/torch_gpu_session.sh bench    # `regrapht bench --kind torch` over the example tasks' own
+#                                                 # candidates: speedups over eager and torch.compile (<= 75 s)
 #   bash benchmarks/torch_gpu_session.sh all      # two GPUs (GPU_A, GPU_B; default 0 and 1), <= ~510 s:
-#                                                 # A: compare then repeat; B: the tests (TESTS_LIMIT, 500 s)
+#                                                 # A: compare, repeat, bench; B: the tests (TESTS_LIMIT, 500 s)
 #   bash benchmarks/torch_gpu_session.sh check    # environment and KernelBench's import only (a minute)
 # Everything lands in $OUT (all: $OUT/a and $OUT/b).
 set -u
@@ -25,13 +27,14 @@ if [ "$what" = all ]; then
   mkdir -p "$OUT/a" "$OUT/b"
   ( export CUDA_VISIBLE_DEVICES=${GPU_A:-0}
     OUT=$OUT/a bash "$here/torch_gpu_session.sh" compare
-    OUT=$OUT/a bash "$here/torch_gpu_session.sh" repeat ) > "$OUT/a/log.txt" 2>&1 &
+    OUT=$OUT/a bash "$here/torch_gpu_session.sh" repeat
+    OUT=$OUT/a bash "$here/torch_gpu_session.sh" bench ) > "$OUT/a/log.txt" 2>&1 &
   a=$!
   ( export CUDA_VISIBLE_DEVICES=${GPU_B:-1}
     OUT=$OUT/b TESTS_LIMIT=${TESTS_LIMIT:-500} bash "$here/torch_gpu_session.sh" tests ) > "$OUT/b/log.txt" 2>&1 &
   b=$!
   wait $a; wait $b
-  echo "== A (GPU ${GPU_A:-0}): compare, repeat"; grep -v '^ *[0-9.]* s  ' "$OUT/a/log.txt" | tail -45
+  echo "== A (GPU ${GPU_A:-0}): compare, repeat, bench"; grep -v '^ *[0-9.]* s  ' "$OUT/a/log.txt" | tail -45
   echo "== B (GPU ${GPU_B:-1}): tests"; tail -25 "$OUT/b/log.txt"
   exit 0
 fi
@@ -56,6 +59,11 @@ if [ "$what" = tests ]; then
   timeout $(( ${TESTS_LIMIT:-500} - (SECONDS - began) )) python3 -m pytest -v -m gpu -p no:cacheprovider --durations=0 \
     tests/eval/test_torch_gpu.py tests/rl/test_torch_gpu.py tests/eval/test_torch_integrity_gpu.py \
     --junitxml="$OUT/tests.xml" 2>&1 | tee "$OUT/tests.txt" | tail -60
+  exit 0
+fi
+if [ "$what" = bench ]; then
+  timeout 75 python3 -m regrapht.cli bench --kind torch --split example --target cuda --out "$OUT/bench" 2>&1 \
+    | tee "$OUT/bench.txt" | tail -30
   exit 0
 fi
 if [ "$what" = repeat ]; then
