@@ -42,8 +42,8 @@ fi
 {
   date -u; echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-}"
   nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm --format=csv
-  python3 -c "import sys, torch; print(sys.version.split()[0], 'torch', torch.__version__, 'cuda', torch.version.cuda)"
-  python3 -c "import triton; print('triton', triton.__version__)" 2>&1 | tail -1
+  python3 -c "import sys, torch, importlib.util as u; print(sys.version.split()[0], 'torch', torch.__version__, 'cuda', torch.version.cuda,
+  'triton', __import__('triton').__version__ if u.find_spec('triton') else None)" 2>&1 | tail -1
   nvcc --version | tail -1; nproc; git log --oneline -1 2>/dev/null || true
   echo "kernelbench: $KB $(cat "$KB/COMMIT" 2>/dev/null || git -C "$KB" rev-parse HEAD 2>/dev/null || echo 'MISSING')"
 } > "$OUT/env_$what.txt" 2>&1
