@@ -244,8 +244,16 @@ def main() -> int:
                     kb_ok.append(True)
             finally:
                 checked.set()
-            if kb_ok:
+            if not kb_ok:
+                return
+            try:
                 kb_prebuild(harness, cands, gpu_arch(compute_capability()), args, t0 + args.budget_s, built, state)
+            except Exception as exc:  # its evaluations then compile inside, as KernelBench does without the cache
+                state["kernelbench"]["prebuild_error"] = f"{type(exc).__name__}: {exc}"
+                print(f"kernelbench pre-build failed: {exc}", flush=True)
+            finally:
+                for event in built.values():
+                    event.set()
 
         threading.Thread(target=kernelbench_cpu_side, daemon=True).start()
         regrapht_phase(cands, args, t0, rec)
