@@ -603,3 +603,29 @@ def test_regrapht_phase_turns_ready_candidates_first_and_counts_its_whole_span(t
     args.regrapht_deadline_s = 1.0
     tvk_compare.regrapht_phase(cands, args, time.monotonic(), rec)
     assert state["regrapht"]["rows"] == {} and "not started" in state["regrapht"]["notes"][0]
+
+
+def test_one_call_report_compares_what_both_judged_and_prints_every_difference(capsys):
+    import tvk_compare
+    from tvk_phases import stratified_order
+
+    cands = stratified_order(load_candidates())[:4]
+    rows_r = {c.key: {"verdict": c.verdict, "message": f"regrapht on {c.key}", "seconds": 5.0} for c in cands}
+    rows_k = {c.key: {"verdict": c.kernelbench, "message": "", "seconds": 7.0} for c in cands[:3]}
+    rows_k[cands[0].key] = {"verdict": "harness_error", "message": "lock file", "seconds": 1.0}
+    state = {"device": "GPU", "wall_s": 100.0, "order": [c.key for c in cands],
+             "regrapht": {"rows": rows_r, "gpu_seconds": 30.0, "error": ""},
+             "kernelbench": {"rows": rows_k, "gpu_seconds": 10.0, "error": "", "prebuild_seconds": 50.0}}  # fmt: skip
+    state["report"] = tvk_compare.report(state, cands)
+    r = state["report"]
+    assert r["judged_by_both_keys"] == [c.key for c in cands[1:3]]
+    assert cands[0].key in r["not_judged_by_both"] and cands[3].key in r["not_judged_by_both"]
+    t = r["throughput"]
+    assert t["regrapht"]["evaluations"] == 4 and t["kernelbench"]["evaluations"] == 2  # a harness error is no verdict
+    assert t["ratio"] == pytest.approx((4 / 30) / (2 / 10))
+    tvk_compare.print_summary(state)
+    out = capsys.readouterr().out
+    # relu/cheat_inplace_alias: regrapht integrity_violation, KernelBench correct (as predicted)
+    assert f"differs {cands[1].key}: regrapht integrity_violation, KernelBench correct" in out
+    assert "judged by both: 2 of 4" in out
+    assert "| candidate |" in markdown(r)
