@@ -6,6 +6,7 @@
 #   bash benchmarks/torch_gpu_session.sh repeat   # one torch candidate's speedup over eager, 10 fresh
 #                                                 # evaluations, <= 120 s (benchmarks/torch_repeat.py)
 #   bash benchmarks/torch_gpu_session.sh tests    # the torch GPU tests (eval + rl), builds warmed first
+#                                                 # (TEST_FILES picks files; TESTS_LIMIT bounds it, default 500 s)
 #   bash benchmarks/torch_gpu_session.sh bench    # `regrapht bench --kind torch` over the example tasks' own
 #                                                 # candidates: speedups over eager and torch.compile (<= 75 s)
 #   bash benchmarks/torch_gpu_session.sh all      # two GPUs (GPU_A, GPU_B; default 0 and 1), <= ~510 s:
@@ -57,7 +58,7 @@ if [ "$what" = tests ]; then
   # -v names each test as it ends (a run stopped by the limit still says which passed); the longest
   # file (compile and max-autotune baselines, timed 4096^3 products) goes last.
   timeout $(( ${TESTS_LIMIT:-500} - (SECONDS - began) )) python3 -m pytest -v -m gpu -p no:cacheprovider --durations=0 \
-    tests/eval/test_torch_gpu.py tests/rl/test_torch_gpu.py tests/eval/test_torch_integrity_gpu.py \
+    ${TEST_FILES:-tests/eval/test_torch_gpu.py tests/rl/test_torch_gpu.py tests/eval/test_torch_integrity_gpu.py} \
     --junitxml="$OUT/tests.xml" 2>&1 | tee "$OUT/tests.txt" | tail -60
   exit 0
 fi
