@@ -107,7 +107,8 @@ def kb_prebuild(harness: KernelBenchHarness, cands: list, arch: str, args: argpa
         built[key].set()
 
     todo = [c for c in cands if c.backend == "cuda"]
-    run = run_pool([job(c) for c in todo], args.kb_build_workers, deadline, args.kb_timeout, on_row=done)
+    # a build slowed by the busy host is never cut short by the per-evaluation timeout: only the budget ends it
+    run = run_pool([job(c) for c in todo], args.kb_build_workers, deadline, args.budget_s, on_row=done)
     for key in run.killed + run.not_started:
         built[key].set()  # never built: its evaluation compiles it, as KernelBench does without the cache
     state["kernelbench"]["prebuild_seconds"] = time.monotonic() - began
