@@ -285,36 +285,52 @@ class KernelBenchHarness:
         env["PYTHONUNBUFFERED"] = "1"
         return kernelbench_env(env)
 
-    def _child(self, argv: list[str], label: str) -> tuple[dict, float]:
+    def start(self, argv: list[str], label: str, nice: int = 0) -> tuple[subprocess.Popen, Path, Path]:
+        """One child started in a session of its own (killable as a group): (process, result file, log)."""
         out_file = self.workdir / "results" / f"{label}.json"
         log_file = self.workdir / "logs" / f"{label}.log"
         out_file.parent.mkdir(parents=True, exist_ok=True)
         log_file.parent.mkdir(parents=True, exist_ok=True)
         out_file.unlink(missing_ok=True)
         cmd = [sys.executable, str(Path(__file__).resolve()), *argv, "--kernelbench", str(self.path), "--out", str(out_file)]
-        start = time.perf_counter()
         with open(log_file, "w") as log:
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=self._env(), start_new_session=True)
-            try:
-                proc.wait(timeout=self.timeout_s)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                return {"verdict": "timeout", "message": f"no verdict within {self.timeout_s:.0f} s"}, time.perf_counter() - start
-        wall = time.perf_counter() - start
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=self._env(), start_new_session=True,
+                                    preexec_fn=(lambda: os.nice(nice)) if nice else None)  # fmt: skip
+        return proc, out_file, log_file
+
+    @staticmethod
+    def result(proc: subprocess.Popen, out_file: Path, log_file: Path) -> dict:
+        """What an ended child left: its result, or why there is none."""
         if out_file.is_file():
-            return json.loads(out_file.read_text()), wall
+            return json.loads(out_file.read_text())
         tail = log_file.read_text(errors="replace")[-800:]
         # A child that died without writing its result crashed outright (a segfault, an abort).
-        return {"verdict": "runtime_error", "message": f"process exited {proc.returncode} without a result: {tail}"}, wall
+        return {"verdict": "runtime_error", "message": f"process exited {proc.returncode} without a result: {tail}"}
 
-    def evaluate(self, key: str, reference: Path, candidate: Path, backend: str) -> dict:
-        label = key.replace("/", "__")
+    def _child(self, argv: list[str], label: str) -> tuple[dict, float]:
+        start = time.perf_counter()
+        proc, out_file, log_file = self.start(argv, label)
+        try:
+            proc.wait(timeout=self.timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return {"verdict": "timeout", "message": f"no verdict within {self.timeout_s:.0f} s"}, time.perf_counter() - start
+        return self.result(proc, out_file, log_file), time.perf_counter() - start
+
+    def eval_argv(self, key: str, reference: Path, candidate: Path, backend: str) -> list[str]:
         argv = ["eval", "--reference", str(reference), "--candidate", str(candidate), "--backend", backend,
-                "--build-dir", str(self.workdir / "build" / label)]
+                "--build-dir", str(self.workdir / "build" / key.replace("/", "__"))]
         if self.baselines == "per-candidate":
             argv.append("--baselines")
-        row, wall = self._child(argv, label)
+        return argv
+
+    def build_argv(self, key: str, candidate: Path, arch: str) -> list[str]:
+        return ["build", "--candidate", str(candidate), "--build-dir", str(self.workdir / "build" / key.replace("/", "__")),
+                "--gpu-arch", arch]
+
+    def evaluate(self, key: str, reference: Path, candidate: Path, backend: str) -> dict:
+        row, wall = self._child(self.eval_argv(key, reference, candidate, backend), key.replace("/", "__"))
         row["seconds"] = wall
         return row
 

@@ -450,3 +450,182 @@ def test_a_cpu_prebuild_counts_in_the_wall_figure_only():
     assert t["ratio"] == pytest.approx(2.0)
     assert t["wall_ratio"] == pytest.approx(10.0)
     assert "per wall-minute (CPU pre-build included): 10.0x" in markdown(compare(cands, regrapht, kernelbench))
+
+
+# ---- the one-call comparison (benchmarks/tvk_compare.py, tvk_phases.py) ----------------------------
+
+
+def test_stratified_order_mixes_every_prefix_and_is_fixed_by_expected_toml():
+    from tvk_phases import stratified_order
+
+    cands = load_candidates()
+    order = stratified_order(cands)
+    assert sorted(c.key for c in order) == sorted(c.key for c in cands)
+    assert [c.key for c in stratified_order(cands)] == [c.key for c in order]  # the same file, the same order
+    first = order[:10]
+    assert {c.backend for c in first} == {"cuda", "triton"}
+    assert {"correct", "cheat", "wrong", "compile", "runtime"} <= {c.klass for c in first}
+
+
+def test_union_counts_overlapping_processes_once():
+    from tvk_phases import union_seconds
+
+    assert union_seconds([]) == 0.0
+    assert union_seconds([(0.0, 4.0), (1.0, 3.0), (2.0, 6.0), (10.0, 11.0)]) == pytest.approx(7.0)
+    assert union_seconds([(5.0, 6.0), (0.0, 1.0)]) == pytest.approx(2.0)
+
+
+def _sleeper(seconds: float):
+    def start():
+        proc = subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({seconds})"], start_new_session=True)
+        return proc, lambda p: {"verdict": "correct", "rc": p.returncode}
+    return start
+
+
+def test_pool_runs_a_few_at_once_waits_for_ready_jobs_and_kills_at_the_deadline():
+    import time
+
+    from tvk_phases import Job, run_pool
+
+    gate = {"open": False}
+    seen = []
+
+    def on_row(key, row):
+        seen.append(key)
+        gate["open"] = True  # the gated job becomes ready once a first job has ended
+
+    jobs = [Job("gated", _sleeper(0.1), ready=lambda: gate["open"])] + [Job(f"j{i}", _sleeper(0.3)) for i in range(4)]
+    jobs.append(Job("long", _sleeper(30)))
+    jobs.append(Job("late", _sleeper(0.1)))
+    began = time.monotonic()
+    run = run_pool(jobs, slots=2, deadline=began + 2.5, per_job_timeout_s=60, on_row=on_row)
+    assert time.monotonic() - began < 5
+    assert "long" in run.killed and "long" not in run.rows
+    assert {"j0", "j1", "j2", "j3", "gated"} <= set(run.rows)
+    assert seen.index("gated") > 0
+    # never more than two at once: the covered time is at least the work divided by the slots
+    from tvk_phases import union_seconds
+
+    assert union_seconds(run.intervals) >= (0.3 * 4 + 0.1) / 2
+
+
+def test_pool_gives_a_job_past_its_own_timeout_a_timeout_row():
+    import time
+
+    from tvk_phases import Job, run_pool
+
+    run = run_pool([Job("hang", _sleeper(30))], slots=1, deadline=time.monotonic() + 20, per_job_timeout_s=0.5)
+    assert run.rows["hang"]["verdict"] == "timeout" and run.killed == []
+
+
+def test_kernelbench_phase_runs_its_processes_in_slots_and_counts_overlap_once(tmp_path):
+    pytest.importorskip("pydantic")
+    import threading
+    import time
+
+    import tvk_compare
+    from tvk_kernelbench import KernelBenchHarness
+
+    cands = [c for c in load_candidates() if c.task == "relu"]
+    args = argparse.Namespace(kb_slots=3, kb_timeout=120.0, budget_s=200.0, kb_build_workers=2, kb_nice=5)
+    state = {"order": [c.key for c in cands], "regrapht": {"rows": {}}, "kernelbench": {"rows": {}, "prebuild": {}}}
+    rec = tvk_compare.Recorder(tmp_path / "out", state)
+    harness = KernelBenchHarness(_fake_kernelbench(tmp_path / "kb"), tmp_path / "work", 120.0, "none")
+    built = {c.key: threading.Event() for c in cands if c.backend == "cuda"}
+    t0 = time.monotonic()
+    tvk_compare.kb_prebuild(harness, cands, "Hopper", args, t0 + 200, built, state)
+    assert all(e.is_set() for e in built.values())
+    assert state["kernelbench"]["prebuild"]["relu/cuda_syntax_error"]["built"] is False
+    tvk_compare.kernelbench_phase(harness, cands, args, t0, built, rec)
+    part = state["kernelbench"]
+    # No GPU here: every child ends with KernelBench's own failure, but each ran and was recorded.
+    assert set(part["rows"]) == {c.key for c in cands}
+    assert 0 < part["gpu_seconds"] <= part["process_seconds"]
+    assert json.loads((tmp_path / "out" / tvk_compare.RESULT).read_text())["kernelbench"]["rows"].keys() == part["rows"].keys()
+
+
+class _FakeEv:
+    def __init__(self, verdict):
+        self.verdict = verdict
+
+    def to_dict(self):
+        return {"status": self.verdict, "message": "", "speedups": {"eager": {"value": 1.5}}, "timings": {}}
+
+
+def test_regrapht_phase_turns_ready_candidates_first_and_counts_its_whole_span(tmp_path, monkeypatch):
+    import concurrent.futures
+    import time
+
+    import tvk_compare
+
+    cands = [c for c in load_candidates() if c.task in ("relu", "softmax")]
+    slow = concurrent.futures.Future()  # the first candidate's build is still running
+    order = []
+
+    class Judge:
+        def prebuild(self, source, target, name):
+            return [slow] if name == cands[0].path.name and source == cands[0].path.read_text() else []
+
+        def evaluate(self, task, source, target, name):
+            order.append(name)
+            if len(order) == 2:
+                slow.set_result(None)
+            time.sleep(0.05)
+            return _FakeEv("correct")
+
+    class Harness:
+        def __init__(self, target, baselines):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        def _api_evaluator(self):
+            return type("E", (), {"torch_judge": lambda self: Judge()})()
+
+    monkeypatch.setattr(tvk_compare, "RegraphtHarness", Harness)
+    monkeypatch.setattr(tvk_compare, "_load_task", lambda d: d)
+    args = argparse.Namespace(target="cuda", regrapht_baselines="eager", regrapht_deadline_s=100.0)
+    state = {"order": [c.key for c in cands], "regrapht": {"rows": {}, "notes": [], "error": ""}, "kernelbench": {"rows": {}}}
+    rec = tvk_compare.Recorder(tmp_path, state)
+    t0 = time.monotonic()
+    tvk_compare.regrapht_phase(cands, args, t0, rec)
+    part = state["regrapht"]
+    assert set(part["rows"]) == {c.key for c in cands}
+    assert order[0] != cands[0].path.name  # it did not wait for the unfinished build
+    assert part["gpu_seconds"] >= part["turn_seconds"] > 0
+    assert part["rows"][cands[1].key]["speedup_vs_eager"] == 1.5
+    # With no time left, nothing starts and the note says so.
+    state["regrapht"] = {"rows": {}, "notes": [], "error": ""}
+    args.regrapht_deadline_s = 1.0
+    tvk_compare.regrapht_phase(cands, args, time.monotonic(), rec)
+    assert state["regrapht"]["rows"] == {} and "not started" in state["regrapht"]["notes"][0]
+
+
+def test_one_call_report_compares_what_both_judged_and_prints_every_difference(capsys):
+    import tvk_compare
+    from tvk_phases import stratified_order
+
+    cands = stratified_order(load_candidates())[:4]
+    rows_r = {c.key: {"verdict": c.verdict, "message": f"regrapht on {c.key}", "seconds": 5.0} for c in cands}
+    rows_k = {c.key: {"verdict": c.kernelbench, "message": "", "seconds": 7.0} for c in cands[:3]}
+    rows_k[cands[0].key] = {"verdict": "harness_error", "message": "lock file", "seconds": 1.0}
+    state = {"device": "GPU", "wall_s": 100.0, "order": [c.key for c in cands],
+             "regrapht": {"rows": rows_r, "gpu_seconds": 30.0, "error": ""},
+             "kernelbench": {"rows": rows_k, "gpu_seconds": 10.0, "error": "", "prebuild_seconds": 50.0}}  # fmt: skip
+    state["report"] = tvk_compare.report(state, cands)
+    r = state["report"]
+    assert r["judged_by_both_keys"] == [c.key for c in cands[1:3]]
+    assert cands[0].key in r["not_judged_by_both"] and cands[3].key in r["not_judged_by_both"]
+    t = r["throughput"]
+    assert t["regrapht"]["evaluations"] == 4 and t["kernelbench"]["evaluations"] == 2  # a harness error is no verdict
+    assert t["ratio"] == pytest.approx((4 / 30) / (2 / 10))
+    tvk_compare.print_summary(state)
+    out = capsys.readouterr().out
+    # relu/cheat_inplace_alias: regrapht integrity_violation, KernelBench correct (as predicted)
+    assert f"differs {cands[1].key}: regrapht integrity_violation, KernelBench correct" in out
+    assert "judged by both: 2 of 4" in out
+    assert "| candidate |" in markdown(r)

@@ -323,6 +323,10 @@ def optimize_command(
         task_obj = find_task(task, tasks_root)
     except (TaskError, FileNotFoundError) as exc:
         raise _fail(str(exc)) from None
+    if getattr(task_obj, "kind", None) == "torch":
+        from regrapht.search.task_kinds import refusal
+
+        raise _fail(refusal(task_obj) or "")
     _check_target(target)
     lane_options.check_lanes(target, gpus, lanes)
     strat = _strategy(strategy, param)
@@ -422,7 +426,7 @@ def _print_result(console: Console, result: Any, out_dir: Path, report: Path) ->
 
 
 def bench_command(
-    model: str = typer.Option(..., "--model", "-m", help=MODEL_HELP),
+    model: str = typer.Option(None, "--model", "-m", help=MODEL_HELP + " Not with --kind torch."),
     out: Path = typer.Option(
         ..., "--out", "-o", file_okay=False, help="Output folder: results.json, runs.jsonl, report.html."
     ),
@@ -468,6 +472,19 @@ def bench_command(
     gpus: str = lane_options.gpus_option(),
     lanes: int = lane_options.lanes_option(),
     ray: str = lane_options.ray_option(),
+    kind: str = typer.Option(
+        "serial-cpp", "--kind", help="serial-cpp (a search strategy with a model) or torch (a candidate set)."
+    ),
+    candidates: Path = typer.Option(
+        None,
+        "--candidates",
+        file_okay=False,
+        help="--kind torch: a folder of ModelNew candidates, <task id>.py (or .cu) or <task id>/*.py. "
+        "Default: each task folder's own candidates/.",
+    ),
+    baselines: str = typer.Option(
+        None, "--baselines", help="--kind torch: baselines beside each candidate (default eager,compile on cuda)."
+    ),
 ) -> None:
     """Run a strategy over a task suite and compute its metrics.
 
@@ -481,6 +498,12 @@ def bench_command(
       regrapht bench --split train -s walk -m offline -t cpu -o runs/walk
 
       regrapht bench -m openai:qwen@http://localhost:8000/v1 -k 5 -o runs/mcgs
+
+    Torch tasks have no search (no strategy's prompts or graph steps apply to a PyTorch Model): `--kind
+    torch` judges a candidate set instead, one sample per candidate, with speedups over eager PyTorch and
+    torch.compile:
+
+      regrapht bench --kind torch --split example --candidates mine -o runs/t
     """
     from regrapht.bench.report import print_bench
     from regrapht.bench.runner import run_bench, write_bench
@@ -495,6 +518,28 @@ def bench_command(
 
     err = _err()
     _check_target(target, cluster=ray)
+    if kind not in ("serial-cpp", "torch"):
+        raise _fail(f"--kind must be serial-cpp or torch, not {kind!r}")
+    if kind == "torch":
+        from regrapht.cli.bench_torch_cmd import torch_bench
+        from regrapht.search.task_kinds import refusal
+
+        if model is not None:
+            raise _fail(f"{refusal()} (drop --model)")
+        if ray is not None or lanes != 1:
+            raise _fail("--kind torch judges on one device: drop --ray and --lanes (pick the GPU with --gpus)")
+        try:
+            k_values = sorted({int(x) for x in ks.split(",") if x.strip()})
+        except ValueError:
+            raise _fail(f"--ks must be comma-separated integers, not {ks!r}") from None
+        torch_bench(out=out, split=split, tasks=tasks, target=target, candidates=candidates, tasks_root=tasks_root,
+                    ks=k_values, eval_budget=eval_budget, eval_seeds=eval_seeds, baselines=baselines, gpus=gpus,
+                    as_json=as_json)  # fmt: skip
+        return
+    if model is None:
+        raise _fail("--model is required (a search needs a model; `--kind torch --candidates DIR` judges a set)")
+    if candidates is not None or baselines is not None:
+        raise _fail("--candidates and --baselines are for --kind torch")
     lane_options.check_lanes(target, gpus, lanes, ray)
     strat = _strategy(strategy, param)
     g, g_info = _graph(graph, target, strat.needs_graph or is_offline_spec(model))

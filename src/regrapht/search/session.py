@@ -104,6 +104,11 @@ def run_searches(
     each run ends (resumed: loaded finished from the store)."""
     if strategy.needs_graph and graph is None:
         raise ValueError(f"strategy {strategy.name} needs a graph")
+    from regrapht.search.task_kinds import refusal
+
+    refused = next((r for r in (refusal(job.task) for job in jobs) if r), None)
+    if refused:
+        raise ValueError(refused)
     settings = settings or StepSettings()
     if graph is not None and graph_meta is None:
         graph_meta = graph_info(graph)

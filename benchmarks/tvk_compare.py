@@ -1,0 +1,313 @@
+"""regrapht vs KernelBench's eval_kernel_against_ref on the same torch candidates, in one GPU call of
+at most --budget-s seconds (default 285, inside torch_gpu_session.sh's 300 s limit).
+
+The plan, on one GPU (CUDA_VISIBLE_DEVICES picks it):
+1. From the start, both harnesses' CPU builds: regrapht's extension builds on its evaluator's CPU
+   pool, and KernelBench's own optional CPU pre-build of every CUDA candidate (its build_cache mode,
+   --kb-build-workers at once, at nice --kb-nice so it does not slow regrapht's device turns; its
+   seconds never count as GPU time).
+2. regrapht's device turns, one candidate at a time as its builds finish, until
+   --regrapht-deadline-s. Its GPU seconds are counted conservatively: the whole span from its first
+   turn's start to its last turn's end, idle waits for builds included.
+3. KernelBench's evaluations on the same GPU, run as its README's single-sample command runs one
+   (benchmarks/tvk_kernelbench.py), each in a fresh process, --kb-slots processes at once (to its
+   benefit: its GPU seconds are the time at least one of them was alive, counted once however many
+   overlapped), until the budget. A process alive at the budget is killed and its candidate counts
+   as not judged.
+
+Candidates go in a fixed stratified order decided by expected.toml alone (tvk_phases.py); `--subset N`
+takes its first N. The default, 24, was chosen before any run of this script from session 9's
+measured device turns (7 to 10 s per regrapht candidate, its build aside): 24 turns and 8 reference
+runs fill regrapht's 215 s, and KernelBench's 24 evaluations, 6 at a time, its remaining 70 s. All
+30 do not fit one 300 s call at those figures; `--subset 30` tries them all. Verdicts are compared on the candidates both
+harnesses judged; every differing verdict is printed with why. The JSON in --out is rewritten after
+every verdict, so a call stopped by its limit still leaves what it measured.
+
+On the GPU machine, from the repository root (KernelBench checkout in .kernelbench/):
+  PYTHONPATH=src python3 benchmarks/tvk_compare.py --kernelbench .kernelbench --out $OUT
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from tvk_common import HarnessRun, compare, load_candidates, markdown
+from tvk_kernelbench import KernelBenchHarness, gpu_arch, kernelbench_env
+from tvk_phases import Job, run_pool, stratified_order, union_seconds
+from tvk_regrapht import RegraphtHarness, RegraphtUnavailable, _load_task, row_from_evaluation
+
+RESULT = "torch_vs_kernelbench.json"
+FIRST_GUESS_S = 12.0  # one regrapht evaluation, before any has been seen (for its deadline)
+
+
+class Recorder:
+    """The run's state, rewritten to --out after every verdict (threads share it)."""
+
+    def __init__(self, out: Path, state: dict):
+        self.out, self.state, self.lock = out, state, threading.Lock()
+        out.mkdir(parents=True, exist_ok=True)
+
+    def row(self, harness: str, key: str, row: dict, at: float) -> None:
+        with self.lock:
+            self.state[harness]["rows"][key] = row
+            n = len(self.state[harness]["rows"])
+            print(f"{at:6.1f} s  {harness:<11} {n:>2}/{len(self.state['order'])}  {key:<34} {row.get('verdict')!s:<20} "
+                  f"{row.get('seconds', 0.0):5.1f} s  {str(row.get('message', ''))[:70]}", flush=True)  # fmt: skip
+            self.save()
+
+    def save(self) -> None:
+        (self.out / RESULT).write_text(json.dumps(self.state, indent=1, default=str))
+
+
+def gpu_name() -> str:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return out.stdout.strip().splitlines()[0] if out.stdout.strip() else "unknown"
+
+
+def compute_capability() -> tuple[int, int]:
+    # nvidia-smi, not torch: this process must not hold a CUDA context (regrapht's workers run from it)
+    out = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
+    major, _, minor = out.stdout.strip().splitlines()[0].partition(".")
+    return int(major), int(minor or 0)
+
+
+def kb_prebuild(harness: KernelBenchHarness, cands: list, arch: str, args: argparse.Namespace, deadline: float,
+                built: dict[str, threading.Event], state: dict) -> None:  # fmt: skip
+    """KernelBench's CPU pre-build; each candidate's event is set when its build ends (failed or not:
+    a failed build's folder is removed, as KernelBench does, and its evaluation compiles again)."""
+    import shutil
+
+    began = time.monotonic()
+
+    def job(c) -> Job:
+        def start():
+            proc, out_file, log_file = harness.start(harness.build_argv(c.key, c.path, arch), f"build__{c.key.replace('/', '__')}",
+                                                     nice=args.kb_nice)  # fmt: skip
+            return proc, lambda p: harness.result(p, out_file, log_file)
+        return Job(c.key, start)
+
+    def done(key: str, row: dict) -> None:
+        if not row.get("built"):
+            shutil.rmtree(harness.workdir / "build" / key.replace("/", "__"), ignore_errors=True)
+        state["kernelbench"]["prebuild"][key] = {k: row.get(k) for k in ("built", "error", "seconds")}
+        built[key].set()
+
+    todo = [c for c in cands if c.backend == "cuda"]
+    # a build slowed by the busy host is never cut short by the per-evaluation timeout: only the budget ends it
+    run = run_pool([job(c) for c in todo], args.kb_build_workers, deadline, args.budget_s, on_row=done)
+    for key in run.killed + run.not_started:
+        built[key].set()  # never built: its evaluation compiles it, as KernelBench does without the cache
+    state["kernelbench"]["prebuild_seconds"] = time.monotonic() - began
+
+
+def regrapht_phase(cands: list, args: argparse.Namespace, t0: float, rec: Recorder) -> None:
+    part = rec.state["regrapht"]
+    deadline = t0 + args.regrapht_deadline_s
+    turns: list[tuple[float, float]] = []
+    try:
+        with RegraphtHarness(target=args.target, baselines=tuple(args.regrapht_baselines.split(","))) as harness:
+            evaluator = harness._api_evaluator()
+            judge = evaluator.torch_judge()
+            tasks = {c.task: _load_task(c.task_dir) for c in cands}
+            sources = {c.key: c.path.read_text() for c in cands}
+            futures = {c.key: judge.prebuild(sources[c.key], args.target, c.path.name) for c in cands}
+            pending, recent = list(cands), []
+            while pending:
+                est = max(recent[-3:]) if recent else FIRST_GUESS_S
+                if time.monotonic() + est > deadline:
+                    part["notes"].append(f"deadline: {len(pending)} candidates not started")
+                    break
+                ready = [c for c in pending if all(f.done() for f in futures[c.key])]
+                if not ready:
+                    waits = [f for c in pending for f in futures[c.key] if not f.done()]
+                    concurrent.futures.wait(waits, timeout=max(0.1, deadline - time.monotonic()),
+                                            return_when=concurrent.futures.FIRST_COMPLETED)  # fmt: skip
+                    continue
+                c = ready[0]
+                pending.remove(c)
+                began = time.monotonic()
+                try:
+                    ev = judge.evaluate(tasks[c.task], sources[c.key], args.target, c.path.name)
+                    row = row_from_evaluation(ev.to_dict())
+                except Exception as exc:  # the harness or the task, not the candidate: no verdict
+                    row = {"verdict": "harness_error", "message": f"{type(exc).__name__}: {exc}",
+                           "traceback": traceback.format_exc()[-1500:]}  # fmt: skip
+                end = time.monotonic()
+                turns.append((began, end))
+                row["seconds"] = end - began
+                recent.append(row["seconds"])
+                rec.row("regrapht", c.key, row, end - t0)
+    except RegraphtUnavailable as exc:
+        part["error"] = str(exc)
+    if turns:
+        part["gpu_seconds"] = turns[-1][1] - turns[0][0]  # the whole span: idle waits for builds included
+        part["turn_seconds"] = sum(e - s for s, e in turns)
+        part["first_turn_at_s"] = turns[0][0] - t0
+    rec.save()
+
+
+def kernelbench_phase(harness: KernelBenchHarness, cands: list, args: argparse.Namespace, t0: float,
+                      built: dict[str, threading.Event], rec: Recorder) -> None:  # fmt: skip
+    part = rec.state["kernelbench"]
+
+    def job(c) -> Job:
+        def start():
+            argv = harness.eval_argv(c.key, c.task_dir / "reference.py", c.path, c.backend)
+            proc, out_file, log_file = harness.start(argv, c.key.replace("/", "__"))
+            return proc, lambda p: harness.result(p, out_file, log_file)
+        return Job(c.key, start, ready=built[c.key].is_set if c.key in built else (lambda: True))
+
+    def done(key: str, row: dict) -> None:
+        eager, runtime = row.get("ref_runtime_ms"), row.get("runtime_ms")
+        row["speedup_vs_eager"] = eager / runtime if eager and runtime else None
+        rec.row("kernelbench", key, row, time.monotonic() - t0)
+
+    run = run_pool([job(c) for c in cands], args.kb_slots, t0 + args.budget_s, args.kb_timeout, on_row=done)
+    part["gpu_seconds"] = union_seconds(run.intervals)
+    part["process_seconds"] = sum(e - s for s, e in run.intervals)
+    part["killed_at_deadline"] = run.killed
+    part["not_started"] = run.not_started
+    rec.save()
+
+
+def report(state: dict, cands: list) -> dict:
+    """The comparison over the candidates both judged (a harness error is no verdict)."""
+    judged = [c for c in cands if all(
+        state[h]["rows"].get(c.key, {}).get("verdict") not in (None, "harness_error") for h in ("regrapht", "kernelbench"))]
+    runs = [HarnessRun(h, {k: v for k, v in state[h]["rows"].items() if v.get("verdict") != "harness_error"},
+                       state[h].get("gpu_seconds", 0.0), [state["device"]], state[h].get("error", ""),
+                       state["kernelbench"].get("prebuild_seconds", 0.0) if h == "kernelbench" else 0.0) for h in ("regrapht", "kernelbench")]  # fmt: skip
+    out = compare(cands, *runs)
+    out["judged_by_both_keys"] = [c.key for c in judged]
+    out["not_judged_by_both"] = [c.key for c in cands if c not in judged]
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernelbench", type=Path, default=Path(".kernelbench"))
+    parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "/tmp/out")))
+    parser.add_argument("--budget-s", type=float, default=285.0, help="Everything ends by then (processes are killed).")
+    parser.add_argument("--regrapht-deadline-s", type=float, default=215.0, help="regrapht starts no evaluation that would end later.")
+    parser.add_argument("--subset", type=int, default=24, help="The first N candidates of the stratified order (0: all 30).")
+    parser.add_argument("--kb-slots", type=int, default=6, help="KernelBench evaluation processes at once on the GPU.")
+    parser.add_argument("--kb-build-workers", type=int, default=12, help="KernelBench's CPU pre-build processes at once.")
+    parser.add_argument("--kb-nice", type=int, default=10, help="Niceness of KernelBench's CPU pre-build.")
+    parser.add_argument("--kb-timeout", type=float, default=150.0, help="Seconds per KernelBench process.")
+    parser.add_argument("--target", default="cuda")
+    parser.add_argument("--regrapht-baselines", default="eager",
+                        help="Timed beside each candidate (KernelBench's evaluation times the eager reference too).")
+    args = parser.parse_args()
+    t0 = time.monotonic()
+    device = gpu_name()
+    if device == "unknown":
+        print("error: nvidia-smi finds no GPU here; both harnesses need one", file=sys.stderr)
+        return 2
+    cands = stratified_order(load_candidates())
+    if args.subset:
+        cands = cands[: args.subset]
+    state = {
+        "version": 2, "device": device, "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+        "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "order": [c.key for c in cands],
+        "regrapht": {"rows": {}, "notes": [], "error": ""},
+        "kernelbench": {"rows": {}, "prebuild": {}, "error": ""},
+    }
+    rec = Recorder(args.out, state)
+    print(f"{len(cands)} candidates on {device}; budget {args.budget_s:.0f} s, regrapht until {args.regrapht_deadline_s:.0f} s", flush=True)
+    with tempfile.TemporaryDirectory(prefix="tvk-") as tmp:
+        work = Path(tmp)
+        # Each harness's Triton and Inductor caches are its own and cold.
+        os.environ["TRITON_CACHE_DIR"] = str(work / "regrapht" / "triton-cache")
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(work / "regrapht" / "inductor-cache")
+        harness = KernelBenchHarness(args.kernelbench, work / "kernelbench", args.kb_timeout, "none")
+        built = {c.key: threading.Event() for c in cands if c.backend == "cuda"}
+        checked, kb_ok = threading.Event(), []
+
+        def kernelbench_cpu_side() -> None:  # its import check, then its pre-build, beside regrapht's part
+            try:
+                if _kernelbench_usable(args.kernelbench, state):
+                    kb_ok.append(True)
+            finally:
+                checked.set()
+            if not kb_ok:
+                return
+            try:
+                kb_prebuild(harness, cands, gpu_arch(compute_capability()), args, t0 + args.budget_s, built, state)
+            except Exception as exc:  # its evaluations then compile inside, as KernelBench does without the cache
+                state["kernelbench"]["prebuild_error"] = f"{type(exc).__name__}: {exc}"
+                print(f"kernelbench pre-build failed: {exc}", flush=True)
+            finally:
+                for event in built.values():
+                    event.set()
+
+        threading.Thread(target=kernelbench_cpu_side, daemon=True).start()
+        regrapht_phase(cands, args, t0, rec)
+        checked.wait(timeout=max(0.0, t0 + args.budget_s - time.monotonic()))
+        if kb_ok:
+            kernelbench_phase(harness, cands, args, t0, built, rec)
+    state["wall_s"] = time.monotonic() - t0
+    state["report"] = report(state, cands)
+    rec.save()
+    (args.out / "torch_vs_kernelbench.md").write_text(markdown(state["report"]))
+    print_summary(state)
+    return 0
+
+
+def _kernelbench_usable(path: Path, state: dict) -> bool:
+    """KernelBench imports here (its checkout, pydantic): checked in a child, as every KernelBench step
+    runs (importing it patches torch). When not, its part is skipped with the reason."""
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve().parent / "tvk_kernelbench.py"), "check", "--kernelbench", str(path)],
+                          capture_output=True, text=True, env=kernelbench_env(), timeout=120)  # fmt: skip
+    if proc.returncode != 0:
+        state["kernelbench"]["error"] = f"KernelBench unavailable: {(proc.stderr or proc.stdout).strip()[-800:]}"
+        print(state["kernelbench"]["error"], flush=True)
+        return False
+    try:
+        state["kernelbench"]["static_check"] = json.loads(proc.stdout)["static_check"]
+    except (json.JSONDecodeError, KeyError) as exc:
+        state["kernelbench"]["error"] = f"KernelBench unavailable: its check printed no result ({exc})"
+        return False
+    return True
+
+
+def print_summary(state: dict) -> None:
+    r = state["report"]
+    t = r["throughput"]
+    print(f"\nwall {state['wall_s']:.1f} s; judged by both: {len(r['judged_by_both_keys'])} of {r['candidates']}")
+    for name in ("regrapht", "kernelbench"):
+        h = t[name]
+        rate = h["evaluations_per_gpu_minute"]
+        print(f"{name:>11}: {h['evaluations']} evaluations in {h['gpu_seconds']:.1f} GPU s"
+              + (f" = {rate:.1f} per GPU-minute" if rate else "") + (f"  [{h['error'][:200]}]" if h["error"] else ""))
+    print(f"ratio regrapht / KernelBench per GPU-minute: {t['ratio']:.2f}x" if t["ratio"] else "ratio: n/a")
+    print(f"regrapht as expected: {r['regrapht_as_expected']}; KernelBench right: {r['kernelbench_right']}")
+    for d in r["differing"]:
+        print(f"  differs {d['candidate']}: regrapht {d['regrapht']}, KernelBench {d['kernelbench']} ({d['stricter']}): "
+              f"regrapht: {(d['regrapht_message'] or d['why_regrapht'])[:160]} | KernelBench: "
+              f"{(d['why_kernelbench'] if d['kernelbench_as_predicted'] else d['kernelbench_message'])[:160]}")
+    if r["not_judged_by_both"]:
+        print(f"not judged by both: {', '.join(r['not_judged_by_both'])}")
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    # Everything is written. Builds regrapht's deadline left running would hold the exit (Python joins
+    # its pool's threads) past the call's limit: leave without waiting for them.
+    os._exit(code)

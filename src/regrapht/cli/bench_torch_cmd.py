@@ -1,0 +1,94 @@
+"""`regrapht bench --kind torch`: a candidate set judged over the torch tasks (no search can run on
+them: search/task_kinds.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from regrapht.cli import lane_options
+
+
+def torch_bench(
+    *,
+    out: Path,
+    split: str,
+    tasks: str | None,
+    target: str,
+    candidates: Path | None,
+    tasks_root: Path | None,
+    ks: list[int],
+    eval_budget: float,
+    eval_seeds: int,
+    baselines: str | None,
+    gpus: str | None,
+    as_json: bool,
+) -> None:
+    """Judge a candidate set over the torch tasks of a split and print the suite metrics."""
+    from regrapht.bench.candidates import (
+        CandidateSetError,
+        find_candidates,
+        run_candidate_bench,
+        write_candidate_bench,
+    )
+    from regrapht.bench.report import print_bench
+    from regrapht.eval import EvalConfig, TimingConfig
+    from regrapht.eval.torch_judge import TorchReferenceError, baselines_for
+    from regrapht.tasks import TaskError, load_torch_suite
+
+    err = Console(stderr=True, highlight=False)
+
+    def fail(message: str) -> typer.Exit:
+        err.print(f"[red]error:[/] {message}")
+        return typer.Exit(2)
+
+    try:
+        suite = load_torch_suite(tasks_root, split)
+    except TaskError as exc:
+        raise fail(str(exc)) from None
+    if tasks:
+        wanted = [x.strip() for x in tasks.split(",") if x.strip()]
+        known = {t.id for t in suite}
+        missing = [w for w in wanted if w not in known]
+        if missing:
+            raise fail(f"no {split} torch task(s) {', '.join(missing)}; {split} torch tasks: {', '.join(sorted(known)) or 'none'}")
+        suite = [t for t in suite if t.id in wanted]
+    if not suite:
+        raise fail(f"no torch tasks in split {split!r}" + (f" under {tasks_root}" if tasks_root else ""))
+    try:
+        chosen_baselines = baselines_for(target, tuple(b.strip() for b in baselines.split(",")) if baselines else None)
+        found = find_candidates(suite, candidates)
+    except (ValueError, CandidateSetError) as exc:
+        raise fail(str(exc)) from None
+    if not found:
+        where = str(candidates) if candidates else "the task folders' candidates/"
+        raise fail(f"no candidate in {where} for any of the {len(suite)} selected {split} torch task(s)")
+    config = EvalConfig(seeds=eval_seeds, timing_config=TimingConfig(budget_s=eval_budget), torch_baselines=chosen_baselines)
+    source = str(candidates) if candidates else "task folders"
+    n = sum(len(v) for v in found.values())
+    try:
+        with (
+            lane_options.open_evaluator(config, target, lane_options.first_gpu(target, gpus), 1) as evaluator,
+            err.status(f"judging {n} candidate(s) over {len(found)} torch task(s) ({target})"),
+        ):
+            results = run_candidate_bench(suite, found, evaluator.evaluate_many, target=target, source=source,
+                                          split=split, baselines=chosen_baselines, ks=ks)  # fmt: skip
+    except (CandidateSetError, TorchReferenceError) as exc:
+        raise fail(str(exc)) from None
+    paths = write_candidate_bench(out, results)
+    if as_json:
+        sys.stdout.write(json.dumps(results, indent=1, default=float) + "\n")
+        return
+    console = Console(highlight=False)
+    for row in results["tasks"]:
+        for s in row["samples"]:
+            speed = ", ".join(f"{b} {v:.3g}x" for b, v in s["speedups"].items())
+            console.print(f"{row['id']}: {Path(s['candidate']).name} {s['status']}" + (f" ({speed})" if speed else ""))
+    if results["missing"]:
+        console.print(f"[dim]no candidate for {len(results['missing'])} task(s): {', '.join(results['missing'])}[/]")
+    print_bench(console, results)
+    console.print(f"wrote {paths['results']}, {paths['report']}")

@@ -1,0 +1,115 @@
+"""`regrapht bench --kind torch` (a candidate set over torch tasks) and the refusal of a search on a
+torch task, on the cpu target: eager reference, plain-torch candidates."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from regrapht.bench.candidates import CandidateSetError, find_candidates
+from regrapht.cli import app
+from regrapht.tasks import load_torch_suite
+
+pytest.importorskip("torch")
+
+runner = CliRunner()
+HOSTILE = Path(__file__).resolve().parents[1] / "eval" / "hostile_torch"
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def benched(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    root = tmp_path_factory.mktemp("torch-bench")
+    cands = root / "cands"
+    (cands / "relu").mkdir(parents=True)
+    shutil.copy(HOSTILE / "plain_torch_relu.py", cands / "relu.py")
+    shutil.copy(HOSTILE / "wrong_values.py", cands / "relu" / "leaky.py")
+    shutil.copy(HOSTILE / "returns_input_alias.py", cands / "relu" / "alias.py")
+    out = root / "out"
+    result = runner.invoke(app, ["bench", "--kind", "torch", "--split", "example", "--target", "cpu", "--candidates",
+                                 str(cands), "--out", str(out), "--eval-budget", "0.2", "--eval-seeds", "1"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return out, json.loads((out / "results.json").read_text())
+
+
+def test_every_candidate_is_judged_with_its_verdict_and_speedup(benched: tuple[Path, dict]) -> None:
+    _, results = benched
+    assert results["schema"] == "regrapht.bench" and results["config"]["strategy"] == "candidates"
+    [relu] = results["tasks"]
+    by_file = {Path(s["candidate"]).name: s for s in relu["samples"]}
+    assert by_file["relu.py"]["status"] == "correct"
+    assert by_file["relu.py"]["speedups"]["eager"] > 0
+    assert by_file["leaky.py"]["status"] == "wrong_answer" and by_file["leaky.py"]["speedups"] == {}
+    assert by_file["alias.py"]["status"] == "integrity_violation"
+    # The example tasks without a candidate are named, not counted as failures.
+    assert results["missing"] == ["matmul", "softmax"]
+    overall = results["metrics"]["overall"]
+    assert overall["tasks"] == 1 and overall["samples"] == 3
+    assert overall["correct_rate"] == pytest.approx(1 / 3)
+    assert results["metrics"]["baselines"] == ["eager"]
+    assert overall["speedup"]["eager"]["n_correct"] == 1
+
+
+def test_report_renders_a_torch_bench_again(benched: tuple[Path, dict]) -> None:
+    out, _ = benched
+    (out / "report.html").unlink()
+    result = runner.invoke(app, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "candidates:" in (out / "report.html").read_text()
+
+
+def test_a_candidate_named_for_no_task_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "rleu.py").write_text("x = 1\n")
+    result = runner.invoke(app, ["bench", "--kind", "torch", "--split", "example", "--target", "cpu",
+                                 "--candidates", str(tmp_path), "--out", str(tmp_path / "out")])  # fmt: skip
+    assert result.exit_code == 2
+    assert "rleu.py name(s) no selected task" in _flat(result.output)
+
+
+def test_default_candidates_are_the_task_folders_own() -> None:
+    suite = load_torch_suite(split="example")
+    found = find_candidates(suite, None)
+    assert set(found) == {"relu"}
+    assert {p.name for p in found["relu"]} == {"cpp_relu.py", "triton_relu.py"}
+    with pytest.raises(CandidateSetError, match="no such folder"):
+        find_candidates(suite, Path("/nonexistent/candidates"))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["optimize", "relu", "--model", "offline", "--target", "cpu", "--budget", "2"],
+        ["bench", "--kind", "torch", "--model", "offline", "--target", "cpu", "--split", "example", "--out", "unused"],
+    ],
+)
+def test_a_search_on_torch_tasks_is_refused_with_the_reason(argv: list[str], tmp_path: Path) -> None:
+    result = runner.invoke(app, argv[:-1] + [str(tmp_path / argv[-1])] if argv[0] == "bench" else argv)
+    assert result.exit_code == 2, result.output
+    text = _flat(result.output)
+    assert "no search strategy can work on torch task" in text
+    assert "regrapht bench --kind torch --candidates DIR" in text
+    assert not (tmp_path / "unused").exists()
+
+
+def test_bench_without_a_model_says_what_it_needs(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["bench", "--target", "cpu", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "--model is required" in _flat(result.output)
+
+
+def test_the_search_api_refuses_a_torch_task_with_the_same_reason() -> None:
+    from regrapht.search.budget import Budget
+    from regrapht.search.session import SearchJob, run_searches
+    from regrapht.search.strategy import make_strategy
+    from regrapht.tasks import find_task
+
+    with pytest.raises(ValueError, match="no search strategy can work on torch task relu"):
+        run_searches([SearchJob(find_task("relu"), 0)], strategy=make_strategy("standard"), target="cpu", budget=Budget(1),
+                     model=None, model_meta={}, evals=None)  # fmt: skip
