@@ -1,19 +1,10 @@
-// A direct port: one thread per word scans its bits in order.
+// A direct port: one thread per word clears its lower set bits one at a time, as the reference does.
 __global__ void select_kernel(int n, const unsigned long long* words, const int* ranks, int* positions) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    const unsigned long long w = words[i];
-    int remaining = ranks[i], found = -1;
-    for (int b = 0; b < 64; ++b) {
-        if ((w >> b) & 1ull) {
-            if (remaining == 0) {
-                found = b;
-                break;
-            }
-            --remaining;
-        }
-    }
-    positions[i] = found;
+    unsigned long long rest = words[i];
+    for (int dropped = 0; dropped < ranks[i] && rest != 0; ++dropped) rest &= rest - 1;
+    positions[i] = rest != 0 ? __ffsll(static_cast<long long>(rest)) - 1 : -1;
 }
 
 void select_bit_in_word(int n, const unsigned long long* words, const int* ranks, int* positions) {

@@ -1,8 +1,8 @@
 // steps: algorithmic_change, warp_divergence_elimination
 // Branch-free select by binary search on popcounts: six halving steps each count the set bits of
 // the lower half of the current window and move into the half that holds the wanted rank, so every
-// lane runs the same fixed sequence of about 30 integer instructions instead of a bit loop of up to
-// 64 steps whose trip count differs between the lanes of a warp.
+// lane runs the same fixed sequence of about 30 integer instructions instead of a clear-lowest-bit
+// loop whose trip count (the rank) differs between the lanes of a warp.
 constexpr int kThreads = 256;
 
 __global__ void __launch_bounds__(kThreads)

@@ -1,47 +1,53 @@
-// Topology-driven Bellman-Ford: every round launches one thread per vertex, each reached vertex
-// relaxes all its out-edges with atomicMin, and the host repeats rounds until one changes nothing.
+// Edge-parallel Bellman-Ford, the textbook port: the CSR rows are first expanded into a source
+// vertex per edge, then every sweep launches one thread per edge that relaxes (u, v, w) with
+// atomicMin, and the host repeats sweeps until one lowers no distance.
 #include <climits>
 
-__global__ void sssp_init(int vertices, int source, int* dist) {
-    int v = blockIdx.x * blockDim.x + threadIdx.x;
-    if (v < vertices) dist[v] = v == source ? 0 : INT_MAX;
-}
-
-__global__ void sssp_relax_all(int vertices, const int* row_ptr, const int* col_idx, const int* weights, int* dist,
-                               int* changed) {
+__global__ void bf_expand_sources(int vertices, const int* row_ptr, int* edge_source, int* dist, int source) {
     int u = blockIdx.x * blockDim.x + threadIdx.x;
     if (u >= vertices) return;
-    const int du = dist[u];
+    for (int e = row_ptr[u]; e < row_ptr[u + 1]; ++e) edge_source[e] = u;
+    dist[u] = u == source ? 0 : INT_MAX;
+}
+
+__global__ void bf_sweep(int edges, const int* edge_source, const int* col_idx, const int* weights, int* dist,
+                         int* lowered) {
+    int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= edges) return;
+    const int du = dist[edge_source[e]];
     if (du == INT_MAX) return;
-    for (int e = row_ptr[u]; e < row_ptr[u + 1]; ++e) {
-        const int v = col_idx[e];
-        const int nd = du + weights[e];
-        if (nd < dist[v]) {
-            atomicMin(&dist[v], nd);
-            *changed = 1;
-        }
+    const int target = col_idx[e];
+    const int candidate = du + weights[e];
+    if (candidate < dist[target]) {
+        atomicMin(&dist[target], candidate);
+        *lowered = 1;
     }
 }
 
-__global__ void sssp_finish(int vertices, int* dist) {
+__global__ void bf_unreached(int vertices, int* dist) {
     int v = blockIdx.x * blockDim.x + threadIdx.x;
     if (v < vertices && dist[v] == INT_MAX) dist[v] = -1;
 }
 
 void sssp_int_weights(int vertices, int edges, int source, const int* row_ptr, const int* col_idx, const int* weights,
                       int* dist) {
-    (void)edges;
     if (vertices <= 0) return;
-    static int* changed = nullptr;
-    if (!changed) cudaMalloc(&changed, sizeof(int));
-    const int blocks = (vertices + 255) / 256;
-    sssp_init<<<blocks, 256>>>(vertices, source, dist);
-    for (;;) {
-        int flag = 0;
-        cudaMemcpy(changed, &flag, sizeof(int), cudaMemcpyHostToDevice);
-        sssp_relax_all<<<blocks, 256>>>(vertices, row_ptr, col_idx, weights, dist, changed);
-        cudaMemcpy(&flag, changed, sizeof(int), cudaMemcpyDeviceToHost);
-        if (!flag) break;
+    static int *edge_source = nullptr, *lowered = nullptr;
+    static int capacity = 0;
+    if (edges > capacity) {
+        if (edge_source) cudaFree(edge_source);
+        cudaMalloc(&edge_source, static_cast<size_t>(edges) * sizeof(int));
+        capacity = edges;
     }
-    sssp_finish<<<blocks, 256>>>(vertices, dist);
+    if (!lowered) cudaMalloc(&lowered, sizeof(int));
+    bf_expand_sources<<<(vertices + 255) / 256, 256>>>(vertices, row_ptr, edge_source, dist, source);
+    if (edges > 0) {
+        for (int flag = 1; flag;) {
+            flag = 0;
+            cudaMemcpy(lowered, &flag, sizeof(int), cudaMemcpyHostToDevice);
+            bf_sweep<<<(edges + 255) / 256, 256>>>(edges, edge_source, col_idx, weights, dist, lowered);
+            cudaMemcpy(&flag, lowered, sizeof(int), cudaMemcpyDeviceToHost);
+        }
+    }
+    bf_unreached<<<(vertices + 255) / 256, 256>>>(vertices, dist);
 }
