@@ -122,6 +122,14 @@ class DevicePool:
         return said.pop() if len(said) == 1 else machine_name(target)
 
     @property
+    def cuda_devices(self) -> int:
+        """How many GPUs the pool's lanes run on (0 for CPU lanes): several lanes on one GPU count once.
+        Every lane it holds counts, a dead local lane too, since the pool starts it again at its next
+        batch. Scorers above eval/ (the RL environment) read it to know whether cuda candidates can
+        run at all, instead of probing this host, whose GPUs may not be the lanes'."""
+        return len({gpu for gpu in (getattr(lane, "gpu", None) for lane in self.lanes) if gpu})
+
+    @property
     def batch_size(self) -> int:
         """Items worth handing over at once: enough to fill every lane's compile pool."""
         return max(os.cpu_count() or 1, 4 * len(self.lanes))
