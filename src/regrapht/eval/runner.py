@@ -161,6 +161,23 @@ class Exits:
 
 EXITS = Exits()
 
+# Workers running now, so that a process that must stop before its evaluations end (a reward
+# service past its shutdown grace) can end them: each runs in a session of its own, and nothing
+# else would stop a candidate that never returns once this process, its watchdog, is gone.
+_LIVE: set[subprocess.Popen] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def end_workers() -> int:
+    """End every worker this process is running now (SIGKILL to its group); returns how many. Their
+    evaluations end as killed (runtime_error); a stopping service calls this."""
+    with _LIVE_LOCK:
+        running = list(_LIVE)
+    for proc in running:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    return len(running)
+
 
 class SpareWorker:
     """A worker process started ahead of its job: Python and NumPy come up while the previous
@@ -234,6 +251,8 @@ def run_worker(
         if spare is not None:
             spare.discard()
         proc, read_fd = _spawn(str(job_path), [], env, module)
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
     foreign = [False]
     last_activity = [time.monotonic()]
     # While the parent works on a message (say, preparing bench data), the worker waits on it:
@@ -345,6 +364,8 @@ def run_worker(
                 break
             done_seen.wait(0.005 if now - start < 0.5 else 0.02)
     finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
         if outcome.ended_at_done:
             EXITS.reap(proc)
         else:
