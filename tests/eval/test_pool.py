@@ -247,3 +247,10 @@ def test_a_lane_states_batch_names_its_lane(build_cache, tasks):
     finally:
         state.close()
     assert ev.status == "correct" and ev.fingerprint["lane"] == "cpu7"
+
+
+def test_lanes_share_the_cores_this_process_may_use_not_the_hosts(monkeypatch):
+    # A run pinned with taskset (a 2-GPU share of a 4-GPU host) must not size its pools by the host.
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert pool_config(None, 2).jobs == 3

@@ -61,7 +61,7 @@ def pool_config(config: EvalConfig | None, lanes: int) -> EvalConfig:
     if config.secret is None:
         config.secret = os.urandom(32)
     if config.jobs is None:
-        config.jobs = max(1, (os.cpu_count() or 1) // max(1, lanes))
+        config.jobs = max(1, toolchain.usable_cores() // max(1, lanes))
     return config
 
 
@@ -132,7 +132,7 @@ class DevicePool:
     @property
     def batch_size(self) -> int:
         """Items worth handing over at once: enough to fill every lane's compile pool."""
-        return max(os.cpu_count() or 1, 4 * len(self.lanes))
+        return max(toolchain.usable_cores(), 4 * len(self.lanes))
 
     def __enter__(self) -> DevicePool:
         return self

@@ -153,6 +153,16 @@ def cuda_arch() -> str:
 
 
 @functools.cache
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity (taskset, a container's cpuset), which
+    os.cpu_count() ignores. Compile pools and lanes sized by the host's count would oversubscribe a
+    pinned run."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
