@@ -152,7 +152,6 @@ def cuda_arch() -> str:
     return found[0].arch if found else DEFAULT_ARCH
 
 
-@functools.cache
 def usable_cores() -> int:
     """The cores this process may run on: its CPU affinity (taskset, a container's cpuset), which
     os.cpu_count() ignores. Compile pools and lanes sized by the host's count would oversubscribe a
@@ -163,6 +162,7 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+@functools.cache
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
