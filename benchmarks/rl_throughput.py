@@ -292,8 +292,6 @@ def main() -> None:
         result["http_overhead"] = first["http_overhead"]
     text = json.dumps(result, indent=2, default=str)
     print(text)
-    for run in runs:
-        print(_line(args, run, first))
     if args.out:
         args.out.write_text(text + "\n")
 

@@ -146,6 +146,8 @@ def test_busy_timeout_and_graceful_shutdown(untimed, vec_scale) -> None:
         counts = stopping.result(timeout=20)
         assert time.monotonic() - began < 1.0 + service.config.close_s  # the idle connection did not hold it
         scorer.gate.set()  # the scorer's late result is dropped
+    for worker in service._workers:  # the evaluator is the module's: no other test shares it mid-call
+        worker.join(timeout=120)
     idle.close()
     assert service.cancelled == 1
     assert counts == {"answered": 1, "busy": 1, "timeout": 0, "refused_shutdown": 3, "errors": 0}  # health answered
