@@ -435,6 +435,10 @@ def main() -> None:
                         )
                         # What is done survives a time limit that stops a later run.
                         (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
+                        t = report["throughput"][-1]
+                        print(f"measured: {t['mix']} mix, {t['mode']}, lanes {t['lanes'] or 'in process'}: "
+                              f"{t['candidates']} candidates in {t['wall_s']:.1f} s = {t['evals_per_minute_wall']:.1f} "
+                              f"evaluations per wall minute; statuses {t['statuses']}; {t['state']}", flush=True)
         print(json.dumps(report["throughput"], indent=1), flush=True)
         for line in scaling(report["throughput"]):
             print(line)

@@ -120,6 +120,29 @@ class ScriptedLane:
         pass
 
 
+class GpuLane(ScriptedLane):
+    def __init__(self, name: str, gpu: str | None) -> None:
+        super().__init__(name, set(), [])
+        self.gpu = gpu
+
+
+def test_cuda_devices_counts_the_gpus_the_lanes_use_once_each():
+    slices = [GpuLane("gpu0", "GPU-0aaa-0"), GpuLane("gpu0.1", "GPU-0aaa-0"), GpuLane("gpu1", "GPU-1aaa-1")]
+    assert DevicePool(pool_config(None, 3), slices).cuda_devices == 2
+    assert DevicePool(pool_config(None, 2), [GpuLane("cpu0", None), GpuLane("cpu1", None)]).cuda_devices == 0
+    dying = [GpuLane("gpu0", "GPU-0aaa-0"), GpuLane("gpu1", "GPU-1aaa-1")]
+    pool = DevicePool(pool_config(None, 2), dying)
+    dying[1].alive = False  # a local pool starts it again at its next batch: its GPU still counts
+    assert pool.cuda_devices == 2
+
+
+def test_a_lane_names_its_gpu_by_uuid_else_by_index_and_a_cpu_lane_none():
+    assert [spec.device for spec in gpu_lanes("0,0,1", visible=tuple(H100))] == ["GPU-0aaa-0", "GPU-0aaa-0", "GPU-1aaa-1"]
+    no_uuid = (GpuInfo("NVIDIA H100", "9.0", "570.1", 81559, 3, ""),)
+    assert gpu_lanes(None, visible=no_uuid)[0].device == "gpu3"
+    assert LaneSpec("cpu0").device is None
+
+
 @pytest.fixture(scope="module")
 def tasks():
     return load_task(HERE / "tasks" / "vec_scale"), load_task(HERE / "tasks" / "vec_scale_host")
@@ -195,6 +218,7 @@ def test_a_lane_killed_mid_batch_loses_nothing(build_cache, tasks):
     config = quick_config(build_cache, timing=False, static_screen=False, symbol_screen=False)
     items = _items(tasks)
     with DevicePool.local(config, lanes_for("cpu", None, 2)) as pool:
+        assert pool.cuda_devices == 0  # CPU lanes: no cuda candidate can run on them
         victim = pool.lanes[0]
         done: list = []
         runner = threading.Thread(target=lambda: done.append(pool.evaluate_many(items)), daemon=True)
@@ -223,3 +247,10 @@ def test_a_lane_states_batch_names_its_lane(build_cache, tasks):
     finally:
         state.close()
     assert ev.status == "correct" and ev.fingerprint["lane"] == "cpu7"
+
+
+def test_lanes_share_the_cores_this_process_may_use_not_the_hosts(monkeypatch):
+    # A run pinned with taskset (a 2-GPU share of a 4-GPU host) must not size its pools by the host.
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert pool_config(None, 2).jobs == 3

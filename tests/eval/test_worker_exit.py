@@ -9,6 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from regrapht.eval import runner
 from regrapht.eval.runner import EXITS, run_worker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,3 +73,41 @@ def test_no_worker_starts_while_one_ended_at_done_is_still_exiting(tmp_path):
     EXITS.settle()
     EXITS.then(lambda: opened.append(-1.0))  # nothing exiting: at once
     assert opened[-1] == -1.0
+
+
+class NeverExits:
+    """A worker that stays after SIGKILL, as one stuck in an uninterruptible driver call does: its
+    wait always times out. A wait without a bound would hang here; it is refused instead."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(["sleep", "30"], start_new_session=True)
+        self.pid = self.proc.pid
+        self.waits: list = []
+
+    def wait(self, timeout=None):
+        self.waits.append(timeout)
+        if timeout is None:
+            raise AssertionError("a worker's exit was waited for without a bound")
+        time.sleep(timeout)
+        raise subprocess.TimeoutExpired("stuck", timeout)
+
+    def kill(self):
+        pass
+
+
+def test_a_worker_that_never_exits_is_given_up_on_within_the_bound(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "EXIT_WAIT_S", 0.5)
+    stuck = NeverExits()
+    try:
+        assert runner._kill_group(stuck) is False and None not in stuck.waits  # killed, waited 1.5 s at most
+        EXITS.reap(stuck)
+        began = time.monotonic()
+        second, _ = _run(tmp_path, "after_stuck", 0.0, end_at_done=True)
+        assert time.monotonic() - began < 5.0  # the bound, plus a worker's start
+        assert second.complete and any(f"worker pid {stuck.pid} had not exited" in n for n in second.notes)
+        third, _ = _run(tmp_path, "later", 0.0, end_at_done=True)
+        assert third.notes == []  # reported once, then not waited for again
+        assert EXITS.settle() == []
+    finally:
+        stuck.proc.kill()
+        stuck.proc.wait()

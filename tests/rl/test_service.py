@@ -120,6 +120,8 @@ def test_busy_timeout_and_graceful_shutdown(untimed, vec_scale) -> None:
     service = serve(make_env(scorer, vec_scale), queue_size=1, request_timeout_s=20, shutdown_grace_s=1.0)
     problem = service.env.sampler.sample(0).id
     code = fenced("correct.cpp")
+    idle = httpx.Client(timeout=30)  # a trainer's keep-alive connection, idle at shutdown
+    assert idle.get(f"{service.url}/health").status_code == 200
     with ThreadPoolExecutor(4) as pool:
         running = pool.submit(_post, service.url, problem, code)
         assert scorer.entered.wait(10)  # the first job is in the scorer, at the gate
@@ -129,18 +131,47 @@ def test_busy_timeout_and_graceful_shutdown(untimed, vec_scale) -> None:
             time.sleep(0.02)
         busy = _post(service.url, problem, code)
         assert busy.status_code == 503 and busy.json()["error"] == "busy" and busy.headers["Retry-After"] == "1"
+        began = time.monotonic()
         stopping = pool.submit(service.shutdown)
         while not service._closing.is_set():
             time.sleep(0.01)
         late = _post(service.url, problem, code)
-        assert late.status_code == 503 and late.json()["error"] == "shutting_down"
+        assert late.status_code == 503 and late.json()["error"] == "shutting_down" and late.json()["evaluated"] == "no"
         refused = queued.result(timeout=10)  # the grace period ran out with it still queued
         assert refused.status_code == 503 and refused.json()["error"] == "shutting_down"
+        assert refused.json()["evaluated"] == "no"
+        # Still at the gate when the grace ran out: answered, not waited for.
+        cancelled = running.result(timeout=10)
+        assert cancelled.status_code == 503 and cancelled.json()["evaluated"] == "unfinished"
+        counts = stopping.result(timeout=20)
+        assert time.monotonic() - began < 1.0 + service.config.close_s  # the idle connection did not hold it
+        scorer.gate.set()  # the scorer's late result is dropped
+    for worker in service._workers:  # the evaluator is the module's: no other test shares it mid-call
+        worker.join(timeout=120)
+    idle.close()
+    assert service.cancelled == 1
+    assert counts == {"answered": 1, "busy": 1, "timeout": 0, "refused_shutdown": 3, "errors": 0}  # health answered
+
+
+def test_shutdown_lets_queued_and_running_jobs_finish_within_the_grace(untimed, vec_scale) -> None:
+    scorer = GatedScorer(untimed)
+    service = serve(make_env(scorer, vec_scale), shutdown_grace_s=60)
+    problem = service.env.sampler.sample(0).id
+    with ThreadPoolExecutor(4) as pool:
+        running = pool.submit(_post, service.url, problem, fenced("correct.cpp"))
+        assert scorer.entered.wait(10)
+        queued = [pool.submit(_post, service.url, problem, fenced(n)) for n in ("correct.cpp", "wrong.cpp")]
+        while service.queue_depth() < 2:
+            time.sleep(0.02)
+        stopping = pool.submit(service.shutdown)
+        while not service._closing.is_set():
+            time.sleep(0.01)
         scorer.gate.set()
-        answered = running.result(timeout=60)
-        assert answered.status_code == 200 and answered.json()["results"][0]["evidence"]["status"] == "correct"
+        replies = [running.result(timeout=60)] + [q.result(timeout=60) for q in queued]
         counts = stopping.result(timeout=60)
-    assert counts == {"answered": 1, "busy": 1, "timeout": 0, "refused_shutdown": 2, "errors": 0}
+    statuses = [r.json()["results"][0]["evidence"]["status"] for r in replies]
+    assert [r.status_code for r in replies] == [200] * 3 and statuses == ["correct", "correct", "wrong_answer"]
+    assert service.cancelled == 0 and counts["answered"] == 3 and counts["refused_shutdown"] == 0
 
 
 def test_a_request_past_its_timeout_is_answered_504(untimed, vec_scale) -> None:

@@ -129,6 +129,44 @@ def test_cuda_target_without_a_gpu_records_no_device_and_runs_nothing() -> None:
     assert env.replay.entries("relu") == [] and env.audit.report()["by_status"] == {"no_device": 1, "parse_error": 1}
 
 
+def test_a_device_pool_says_whether_cuda_candidates_can_run_not_this_host(monkeypatch) -> None:
+    from regrapht.eval import toolchain
+    from regrapht.eval.pool import DevicePool, pool_config
+
+    class Lane:
+        """A lane of a pool: answers 'correct' with an eager speedup, as RecordingScorer does."""
+
+        def __init__(self, name: str, gpu: str | None) -> None:
+            self.name, self.gpu, self.alive, self.sent = name, gpu, True, []
+
+        def call(self, fn, items):
+            self.sent += items
+            return RecordingScorer(1).evaluate_many(items)
+
+        def post(self, fn, *args):
+            pass
+
+        def close(self):
+            pass
+
+    def probe():  # the host's GPUs must not decide: the lanes' do
+        raise AssertionError("the environment probed this host's GPUs")
+
+    monkeypatch.setattr(toolchain, "gpus", probe)
+    config = EnvConfig(target="cuda", reward=RewardConfig("speedup", baseline="eager"))
+    cpu_lanes = [Lane("cpu0", None), Lane("cpu1", None)]
+    env = RewardEnv([find_task("relu")], DevicePool(pool_config(None, 2), cpu_lanes), config)
+    env.reset()
+    [result] = env.score_many([py(RELU_EXAMPLES / "triton_relu.py")])
+    assert result.reward.evidence.status == "no_device" and not any(lane.sent for lane in cpu_lanes)
+    gpu_lanes = [Lane("gpu0", "GPU-0"), Lane("gpu1", "GPU-1")]
+    env = RewardEnv([find_task("relu")], DevicePool(pool_config(None, 2), gpu_lanes), config)
+    env.reset()
+    [result] = env.score_many([py(RELU_EXAMPLES / "triton_relu.py")])
+    assert result.reward.evidence.status == "correct" and result.reward.value == 2.0
+    assert sum(len(lane.sent) for lane in gpu_lanes) == 1
+
+
 def test_the_service_serves_torch_prompts_and_statuses() -> None:
     env = RewardEnv([find_task("relu")], RecordingScorer(0), EnvConfig(target="cuda", reward=RewardConfig(baseline="eager")))
     service = RewardService(env, ServiceConfig(port=0)).start()

@@ -50,11 +50,14 @@ def serve_command(
     queue_size: int = typer.Option(64, min=1, help="Jobs that may wait; more are answered busy."),
     timeout: float = typer.Option(600.0, min=1.0, help="Seconds a request waits for its result."),
     budget: float = typer.Option(1.0, min=0.05, help="Seconds of timing per candidate."),
+    shutdown_grace: float = typer.Option(30.0, min=0.0, help="On SIGTERM or Ctrl-C: seconds queued and "
+                                         "running requests may still finish; the rest are answered 503."),
 ) -> None:
     """Serve the environment over HTTP for trainers on other machines.
 
     The token comes from the REGRAPHT_RL_TOKEN environment variable, never the command line. Stop
-    with Ctrl-C: queued requests are answered, or refused with a status.
+    with SIGTERM (a service manager) or Ctrl-C: requests finish within --shutdown-grace, or are
+    answered 503 "shutting_down" saying whether they were evaluated; then it exits with status 0.
 
     Examples:
 
@@ -85,7 +88,7 @@ def serve_command(
         )
         service_config = ServiceConfig(
             host=host, port=port, token=os.environ.get("REGRAPHT_RL_TOKEN") or None,
-            queue_size=queue_size, request_timeout_s=timeout,
+            queue_size=queue_size, request_timeout_s=timeout, shutdown_grace_s=shutdown_grace,
         )
     except (TaskError, FileNotFoundError, RewardConfigError, ServiceConfigError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
@@ -100,10 +103,16 @@ def serve_command(
         env = RewardEnv(tasks, evaluator, config, buffer)
         service = RewardService(env, service_config)
         typer.echo(f"serving {len(tasks)} task(s) on {service.url} (reward {reward}, baseline {baseline}, "
-                   f"target {target}); Ctrl-C stops", err=True)
+                   f"target {target}); SIGTERM or Ctrl-C stops", err=True)
         sys.stderr.flush()
         service.serve_forever()
-        typer.echo(f"stopped: {service.counts()}", err=True)
+        if service.cancelled:
+            # Their requests are answered; their candidates' workers would outlive this process.
+            from regrapht.eval.runner import end_workers
+
+            typer.echo(f"{service.cancelled} request(s) were still being evaluated at the end of the grace "
+                       f"period: answered 503, {end_workers()} worker(s) ended", err=True)
+        typer.echo(f"stopped ({service.stop_signal or 'shut down'}): {service.counts()}", err=True)
     except (RewardConfigError, OSError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -118,7 +118,7 @@ class Compiler:
     def __init__(self, cache_dir: Path | None = None, timeout_s: float = 180.0, jobs: int | None = None):
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.timeout_s = timeout_s
-        self.jobs = jobs or os.cpu_count() or 1
+        self.jobs = jobs or toolchain.usable_cores()
         self._pool: ThreadPoolExecutor | None = None
         self._in_flight: dict[tuple, Future] = {}
         self._lock = threading.Lock()

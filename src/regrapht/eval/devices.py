@@ -33,6 +33,13 @@ class LaneSpec:
             return {}
         return {"CUDA_VISIBLE_DEVICES": self.gpu.uuid or str(self.gpu.index)}
 
+    @property
+    def device(self) -> str | None:
+        """The GPU, named as no other GPU of the host is (its UUID, else its index); None: a CPU lane."""
+        if self.gpu is None:
+            return None
+        return self.gpu.uuid or f"gpu{self.gpu.index}"
+
     def fingerprint(self) -> dict[str, object]:
         """The lane and its GPU, added to every record it writes."""
         found: dict[str, object] = {"lane": self.name}

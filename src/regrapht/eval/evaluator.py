@@ -380,6 +380,7 @@ class Evaluator:
             run = self.run_candidate(task, p.target, libs, tests, hold)
             ev.sandbox = run.sandbox
             ev.seconds["worker"] = run.outcome.seconds
+            ev.integrity += run.outcome.notes  # an earlier worker that could not be reaped
             ev.seconds.update(verdicts.phases(run.outcome))
             ev.seconds.update(run.waits)  # the parent's share of "bench_setup"
             if run.bench is not None:

@@ -35,6 +35,7 @@ class LaneDied(RuntimeError):
 
 class Lane(Protocol):
     name: str
+    gpu: str | None  # the GPU it runs on, unique in its pool (a UUID, or node and index); None: a CPU lane
 
     @property
     def alive(self) -> bool: ...
@@ -164,6 +165,7 @@ class LocalLane:
         self.spec = spec
         self.name = spec.name
         self.machine = f"gpu:{spec.gpu.name}" if spec.gpu is not None else None  # None: this host's CPU
+        self.gpu = spec.device
         ctx = multiprocessing.get_context("spawn")
         self._conn, child = ctx.Pipe()
         self.process = ctx.Process(

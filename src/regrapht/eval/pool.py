@@ -61,7 +61,7 @@ def pool_config(config: EvalConfig | None, lanes: int) -> EvalConfig:
     if config.secret is None:
         config.secret = os.urandom(32)
     if config.jobs is None:
-        config.jobs = max(1, (os.cpu_count() or 1) // max(1, lanes))
+        config.jobs = max(1, toolchain.usable_cores() // max(1, lanes))
     return config
 
 
@@ -122,9 +122,17 @@ class DevicePool:
         return said.pop() if len(said) == 1 else machine_name(target)
 
     @property
+    def cuda_devices(self) -> int:
+        """How many GPUs the pool's lanes run on (0 for CPU lanes): several lanes on one GPU count once.
+        Every lane it holds counts, a dead local lane too, since the pool starts it again at its next
+        batch. Scorers above eval/ (the RL environment) read it to know whether cuda candidates can
+        run at all, instead of probing this host, whose GPUs may not be the lanes'."""
+        return len({gpu for gpu in (getattr(lane, "gpu", None) for lane in self.lanes) if gpu})
+
+    @property
     def batch_size(self) -> int:
         """Items worth handing over at once: enough to fill every lane's compile pool."""
-        return max(os.cpu_count() or 1, 4 * len(self.lanes))
+        return max(toolchain.usable_cores(), 4 * len(self.lanes))
 
     def __enter__(self) -> DevicePool:
         return self

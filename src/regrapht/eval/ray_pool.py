@@ -146,6 +146,8 @@ class RayLane:
 
     def __init__(self, actor: Any, name: str, machine: str, node_id: str) -> None:
         self.actor, self.name, self.machine, self.node_id = actor, name, machine, node_id
+        # Slices of one GPU are named NAME#2, ...: they share the GPU.
+        self.gpu = f"{node_id}/{name.split('#')[0]}" if machine.startswith("gpu:") else None
         self._dead: str | None = None
         self._calls = threading.Lock()
         self._sent: dict[int, tuple[Task, TaskFiles]] = {}

@@ -25,6 +25,11 @@ Reply = Literal["stop"] | dict[str, Any] | None
 
 OUTPUT_CAP = 8192
 STARTUP_ALLOWANCE_S = 60.0
+# How long a killed worker may take to be reaped. A SIGKILLed process normally goes within a second
+# (a GPU one once the driver has torn down its context); one still there after this is stuck in the
+# kernel (uninterruptible, as in a hung driver call). It runs no code any more, so the evaluator goes
+# on without it, and says so in the next record, rather than wait for it for ever.
+EXIT_WAIT_S = 30.0
 
 
 @dataclass
@@ -47,6 +52,8 @@ class WorkerOutcome:
     seconds: float = 0.0
     # Ended by the parent as its `done` arrived (run_worker's end_at_done): its exit is reaped later.
     ended_at_done: bool = False
+    # Earlier workers, or this one, that had not exited EXIT_WAIT_S after their kill (see Exits).
+    notes: list[str] = field(default_factory=list)
 
     def last(self, event: str) -> dict[str, Any] | None:
         for message in reversed(self.messages):
@@ -120,6 +127,7 @@ class Exits:
         self._cond = threading.Condition()
         self._pending = 0
         self._then: list[Callable[[], None]] = []
+        self._stuck: list[str] = []  # workers not reaped within EXIT_WAIT_S, until the next start reports them
 
     def reap(self, proc: subprocess.Popen) -> None:
         """End `proc` now (SIGKILL to its group: nothing of it runs any more) and reap it in the background."""
@@ -130,10 +138,13 @@ class Exits:
         threading.Thread(target=self._wait, args=(proc,), name="regrapht-reap", daemon=True).start()
 
     def _wait(self, proc: subprocess.Popen) -> None:
+        gone = True
         try:
-            _kill_group(proc)
+            gone = _kill_group(proc)
         finally:
             with self._cond:
+                if not gone:
+                    self._stuck.append(_stuck_note(proc.pid))
                 self._pending -= 1
                 then = self._then if self._pending == 0 else []
                 if self._pending == 0:
@@ -143,12 +154,19 @@ class Exits:
                 with contextlib.suppress(Exception):
                     fn()
 
-    def settle(self, timeout_s: float | None = None) -> None:
+    def settle(self, timeout_s: float | None = None) -> list[str]:
         """Wait until every worker ended at its `done` is gone: the next candidate's code must not
         run beside a previous one's process on the GPU, however long its teardown takes (as when
-        workers were killed and reaped in line)."""
+        workers were killed and reaped in line). Bounded: each reap gives up after EXIT_WAIT_S
+        (`timeout_s`, default a little more, guards against a reap thread that never ends). Returns
+        a note per worker that was given up on since the last call, for the next record."""
+        bound = EXIT_WAIT_S + 5.0 if timeout_s is None else timeout_s
         with self._cond:
-            self._cond.wait_for(lambda: self._pending == 0, timeout=timeout_s)
+            if not self._cond.wait_for(lambda: self._pending == 0, timeout=bound):
+                self._stuck.append(f"{self._pending} earlier worker(s) were still being reaped {bound:g} s on; "
+                                   "this worker started beside them")
+            stuck, self._stuck = self._stuck, []
+        return stuck
 
     def then(self, fn: Callable[[], None]) -> None:
         """Call `fn` once no worker is exiting (now, where none is)."""
@@ -160,6 +178,23 @@ class Exits:
 
 
 EXITS = Exits()
+
+# Workers running now, so that a process that must stop before its evaluations end (a reward
+# service past its shutdown grace) can end them: each runs in a session of its own, and nothing
+# else would stop a candidate that never returns once this process, its watchdog, is gone.
+_LIVE: set[subprocess.Popen] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def end_workers() -> int:
+    """End every worker this process is running now (SIGKILL to its group); returns how many. Their
+    evaluations end as killed (runtime_error); a stopping service calls this."""
+    with _LIVE_LOCK:
+        running = list(_LIVE)
+    for proc in running:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    return len(running)
 
 
 class SpareWorker:
@@ -219,10 +254,10 @@ def run_worker(
     With `end_at_done`, the worker is ended (SIGKILL) as soon as its complete `done` message is in,
     and reaped in the background (`EXITS`): its verdict needs nothing more from it. Only for workers
     that end at once after `done` (eval/worker.py calls os._exit there)."""
-    EXITS.settle()  # no worker starts beside an earlier one that is still exiting
+    stuck = EXITS.settle()  # no worker starts beside an earlier one that is still exiting (bounded)
     nonce = secrets.token_hex(16)
     job_path.write_text(json.dumps({**job, "nonce": nonce}))
-    outcome = WorkerOutcome()
+    outcome = WorkerOutcome(notes=stuck)
     start = time.monotonic()
     oom_before = oom_kills()
     from_spare = spare is not None and spare.alive() and spare.libcudart == (job.get("libcudart") or "")
@@ -234,6 +269,8 @@ def run_worker(
         if spare is not None:
             spare.discard()
         proc, read_fd = _spawn(str(job_path), [], env, module)
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
     foreign = [False]
     last_activity = [time.monotonic()]
     # While the parent works on a message (say, preparing bench data), the worker waits on it:
@@ -345,10 +382,12 @@ def run_worker(
                 break
             done_seen.wait(0.005 if now - start < 0.5 else 0.02)
     finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
         if outcome.ended_at_done:
             EXITS.reap(proc)
-        else:
-            _kill_group(proc)
+        elif not _kill_group(proc):
+            outcome.notes.append(_stuck_note(proc.pid))
     for thread in readers:
         # Ended at `done`, the channel holds everything the parent reads; the pipes close only as
         # the process is torn down, which is what is not waited for.
@@ -403,11 +442,23 @@ def _send_line(proc: subprocess.Popen, line: str) -> None:
         pass  # the worker is gone; its exit is reported by the main loop
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen) -> bool:
+    """SIGKILL the worker's group and reap it, waiting at most EXIT_WAIT_S; False if it is still there."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
-        proc.kill()
-        proc.wait()
+        proc.wait(timeout=EXIT_WAIT_S)
+        return True
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            proc.kill()
+        try:
+            proc.wait(timeout=1.0)
+            return True
+        except subprocess.TimeoutExpired:
+            return False  # stuck in the kernel: it runs no code; reaped by Popen's cleanup whenever it goes
+
+
+def _stuck_note(pid: int) -> str:
+    return (f"worker pid {pid} had not exited {EXIT_WAIT_S:g} s after SIGKILL (stuck in the kernel, as in a hung "
+            "driver call); the evaluator went on without waiting further, so later timings may run beside its remains")

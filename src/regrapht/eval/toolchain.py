@@ -152,6 +152,16 @@ def cuda_arch() -> str:
     return found[0].arch if found else DEFAULT_ARCH
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity (taskset, a container's cpuset), which
+    os.cpu_count() ignores. Compile pools and lanes sized by the host's count would oversubscribe a
+    pinned run."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
 @functools.cache
 def cpu_model() -> str:
     try:

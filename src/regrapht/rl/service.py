@@ -4,8 +4,9 @@ It runs code sent over the network, so: it binds to loopback unless told otherwi
 with a bearer token; request bodies are bounded; every request waits a bounded time; jobs wait in a
 bounded queue, and a full queue answers 503 "busy" at once instead of piling up; no endpoint returns
 a record to anyone but the request that sent its code (the audit endpoint gives counts, no sources).
-Shutdown stops taking jobs, answers queued and running ones within a grace period, and refuses the
-rest with a status: none is dropped unanswered.
+Shutdown (SIGTERM or SIGINT under `serve_forever`, or `shutdown()`) stops taking jobs, answers
+queued and running ones within a grace period, and answers the rest 503 "shutting_down", saying
+whether each was evaluated: none is dropped unanswered, and the service stops within a bound.
 
 The standard library's threading server is enough: a request is a JSON body in, a JSON body out, and
 the work is the evaluator's, not the server's. Queued score jobs are merged into one evaluator batch
@@ -14,10 +15,13 @@ the work is the evaluator's, not the server's. Queued score jobs are merged into
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import ipaddress
 import json
 import queue
+import signal
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -45,7 +49,8 @@ class ServiceConfig:
     workers: int = 1  # dispatcher threads (each calls the environment with a merged batch)
     max_batch: int = 64  # completions merged into one evaluator batch
     request_timeout_s: float = 600.0
-    shutdown_grace_s: float = 30.0
+    shutdown_grace_s: float = 30.0  # queued and running jobs may finish within it; the rest are refused
+    close_s: float = 10.0  # after the grace: handlers still writing their answers get this long
 
     def __post_init__(self) -> None:
         if not _is_loopback(self.host) and not self.token:
@@ -57,6 +62,8 @@ class ServiceConfig:
             raise ServiceConfigError("the token must be at least 16 characters")
         if min(self.queue_size, self.workers, self.max_batch, self.max_completions) < 1:
             raise ServiceConfigError("queue_size, workers, max_batch and max_completions must be positive")
+        if self.shutdown_grace_s < 0 or self.close_s < 0:
+            raise ServiceConfigError("shutdown_grace_s and close_s cannot be negative")
 
 
 def _is_loopback(host: str) -> bool:
@@ -69,9 +76,24 @@ def _is_loopback(host: str) -> bool:
 
 
 class RequestError(Exception):
-    def __init__(self, status: HTTPStatus, code: str, message: str, retry_after: float | None = None):
+    """An answer other than 200. `evaluated` (refusals at shutdown): "no" (never started, safe to send
+    again), or "unfinished" (its evaluation had started and its result is dropped)."""
+
+    def __init__(self, status: HTTPStatus, code: str, message: str, retry_after: float | None = None,
+                 evaluated: str | None = None):  # fmt: skip
         super().__init__(message)
         self.status, self.code, self.message, self.retry_after = status, code, message, retry_after
+        self.evaluated = evaluated
+
+    def payload(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"error": self.code, "message": self.message}
+        if self.evaluated is not None:
+            body["evaluated"] = self.evaluated
+        return body
+
+
+def _refused(evaluated: str, why: str) -> RequestError:
+    return RequestError(HTTPStatus.SERVICE_UNAVAILABLE, "shutting_down", why, retry_after=1.0, evaluated=evaluated)
 
 
 @dataclass
@@ -87,9 +109,17 @@ class _Job:
     def size(self) -> int:
         return sum(len(c) for _, c in self.groups)
 
-    def finish(self, result: Any = None, error: RequestError | None = None) -> None:
-        self.result, self.error = result, error
-        self.done.set()
+    def finish(self, result: Any = None, error: RequestError | None = None) -> bool:
+        """The first answer stands (a running job cancelled at shutdown may still end later)."""
+        with _FINISH:
+            if self.done.is_set():
+                return False
+            self.result, self.error = result, error
+            self.done.set()
+            return True
+
+
+_FINISH = threading.Lock()
 
 
 class RewardService:
@@ -102,8 +132,12 @@ class RewardService:
         self._closing = threading.Event()
         self._stopped = threading.Event()
         self._running = 0
+        self._inflight: list[_Job] = []  # jobs handed to the environment and not yet finished
         self._lock = threading.Lock()
         self._counts = {"answered": 0, "busy": 0, "timeout": 0, "refused_shutdown": 0, "errors": 0}
+        self.cancelled = 0  # running jobs answered "unfinished" at shutdown (their work may go on)
+        self._stop_requested = threading.Event()
+        self.stop_signal: str | None = None
         self._workers: list[threading.Thread] = []
         self._server = _Server((self.config.host, self.config.port), _Handler, self)
         self._thread: threading.Thread | None = None
@@ -126,19 +160,34 @@ class RewardService:
         return self
 
     def serve_forever(self) -> None:
-        """Serve in this thread until interrupted (the CLI); shuts down gracefully on Ctrl-C."""
-        self.start()
+        """Serve in this thread (the CLI's main thread) until SIGTERM or SIGINT, then shut down
+        gracefully. A service manager stops services with SIGTERM; Ctrl-C sends SIGINT. A SIGINT
+        this process inherited as ignored (started in a shell's background) stays ignored."""
+        previous: dict[int, Any] = {}
+
+        def stop(signum: int, frame: Any) -> None:
+            self.stop_signal = self.stop_signal or signal.Signals(signum).name
+            self._stop_requested.set()
+
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            if signal.getsignal(sig) is not signal.SIG_IGN:
+                previous[sig] = signal.signal(sig, stop)
         try:
-            while not self._stopped.is_set():
-                time.sleep(0.2)
-        except KeyboardInterrupt:
-            pass
+            self.start()
+            while not self._stop_requested.wait(0.2) and not self._stopped.is_set():
+                pass
         finally:
-            self.shutdown()
+            try:
+                self.shutdown()
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
 
     def shutdown(self) -> dict[str, int]:
-        """Stop taking jobs; answer the queued and running ones within the grace period; refuse the
-        rest with 503 "shutting_down"; then stop. Returns the request counts."""
+        """Stop taking jobs (503 "shutting_down", evaluated "no"); let queued and running jobs finish
+        within the grace period; then refuse what is still queued (evaluated "no") and answer what is
+        still running (evaluated "unfinished": its result will be dropped); wait at most `close_s`
+        for every answer to be written; stop. Returns the request counts."""
         self._closing.set()
         deadline = time.monotonic() + self.config.shutdown_grace_s
         while time.monotonic() < deadline and (self._queue.qsize() or self._running):
@@ -149,12 +198,19 @@ class RewardService:
                 job = self._queue.get_nowait()
             except queue.Empty:
                 break
-            job.finish(error=RequestError(HTTPStatus.SERVICE_UNAVAILABLE, "shutting_down",
-                                          "the service shut down before this request ran; send it again elsewhere"))
+            job.finish(error=_refused("no", "the service shut down before this request ran; send it again"))
+        with self._lock:
+            running = list(self._inflight)
+        for job in running:
+            if job.finish(error=_refused("unfinished", f"the service shut down while this request was being "
+                                         f"evaluated (grace {self.config.shutdown_grace_s:g} s); its result is "
+                                         "dropped: send it again")):  # fmt: skip
+                self.cancelled += 1
+        close_by = time.monotonic() + self.config.close_s
         for t in self._workers:
-            t.join(timeout=self.config.shutdown_grace_s)
+            t.join(timeout=0 if running else max(0.0, close_by - time.monotonic()))
         self._server.shutdown()
-        self._server.server_close()  # waits for handler threads: every answer is written
+        self._server.close_within(max(0.0, close_by - time.monotonic()))
         return self.counts()
 
     def counts(self) -> dict[str, int]:
@@ -169,7 +225,7 @@ class RewardService:
     def submit(self, groups: list[tuple[Problem, list[str]]]) -> Any:
         """Queue a score job and wait for it (called by request handlers)."""
         if self._closing.is_set():
-            raise RequestError(HTTPStatus.SERVICE_UNAVAILABLE, "shutting_down", "the service is shutting down")
+            raise _refused("no", "the service is shutting down; send it again elsewhere")
         job = _Job(groups)
         try:
             self._queue.put_nowait(job)
@@ -204,6 +260,7 @@ class RewardService:
                 continue
             with self._lock:
                 self._running += 1
+                self._inflight += jobs
             try:
                 groups = [g for j in jobs for g in j.groups]
                 scored = self.env.score_groups(groups)
@@ -219,6 +276,7 @@ class RewardService:
             finally:
                 with self._lock:
                     self._running -= 1
+                    self._inflight = [j for j in self._inflight if j not in jobs]
 
     def queue_depth(self) -> int:
         return self._queue.qsize()
@@ -233,7 +291,23 @@ class _Server(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], handler: type, service: RewardService):
         self.service = service
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
         super().__init__(address, handler)
+
+    def close_within(self, seconds: float) -> None:
+        """Close the listener, end the reads of open connections (a trainer's idle keep-alive
+        connection would otherwise hold its handler thread, and this close, forever), and wait at
+        most `seconds` for the handler threads: by now every job has its answer to write."""
+        self.socket.close()
+        with self.connections_lock:
+            open_now = list(self.connections)
+        for conn in open_now:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RD)  # a handler writing its answer still writes it
+        deadline = time.monotonic() + seconds
+        for thread in list(getattr(self, "_threads", None) or []):
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
 
 def openapi() -> dict[str, Any]:
@@ -246,6 +320,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass  # requests carry code; the counts say what happened
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.connections_lock:
+            self.server.connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.server.connections_lock:
+            self.server.connections.discard(self.connection)
+        super().finish()
 
     def do_GET(self) -> None:
         self._serve("GET")
@@ -265,7 +349,7 @@ class _Handler(BaseHTTPRequestHandler):
         except RequestError as e:
             key = {"busy": "busy", "timeout": "timeout", "shutting_down": "refused_shutdown"}.get(e.code, "errors")
             service._count(key)
-            self._reply(e.status, {"error": e.code, "message": e.message}, e.retry_after)
+            self._reply(e.status, e.payload(), e.retry_after)
         except Exception as exc:  # a bug must still answer its request
             service._count("errors")
             self._reply(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": "internal", "message": f"{type(exc).__name__}: {exc}"})
@@ -288,6 +372,11 @@ class _Handler(BaseHTTPRequestHandler):
             raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "too_large",
                                f"the body has {length} bytes; the limit is {limit}")
         raw = self.rfile.read(int(length))
+        if len(raw) < int(length):  # the connection's reads were ended by a shutdown, or the client left
+            self.close_connection = True
+            if self.server.service._closing.is_set():
+                raise _refused("no", "the service is shutting down; the body was not read in full")
+            raise RequestError(HTTPStatus.BAD_REQUEST, "incomplete_body", f"got {len(raw)} of {length} bytes")
         try:
             data = json.loads(raw or b"{}")
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
