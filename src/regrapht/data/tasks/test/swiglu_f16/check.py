@@ -11,5 +11,5 @@ def check(inputs, expected, actual, sizes):
     bad = ~(np.abs(got - want) <= ATOL + RTOL * np.abs(want))  # NaN fails
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        return f"y: {int(bad.sum())} of {bad.size} fp16 values differ; first at index {i}: expected {want[i]!r}, got {got[i]!r}"
+        return f"y: {int(bad.sum())} of {bad.size} fp16 values differ; first at index {i}: expected {float(want[i]):.6g}, got {float(got[i]):.6g}"
     return None
