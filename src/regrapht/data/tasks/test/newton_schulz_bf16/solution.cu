@@ -4,9 +4,11 @@
 // three launches: A = X X^T (the epilogue writes A in fp32 and bf16), B = c A A + b A (A is
 // symmetric, so its rows serve as the column-major right operand; the epilogue adds b A from the
 // fp32 copy and writes B in bf16), and X' = a X + B X (the epilogue reads X, writes X' in bf16, and
-// in fp32 into the output on the last step). One GEMM kernel, templated on the phase: 64 x 64 tiles
-// (bench m = 512 gives 64 to 256 blocks), 4 warps of 32 x 32, 32-deep slices double buffered with
-// 16-byte cp.async in padded rows. The Frobenius norm is a warp-shuffle block reduction.
+// in fp32 into the output on the last step). One GEMM kernel, templated on the phase: 64 x 64 tiles,
+// 4 warps of 32 x 32, 32-deep slices double buffered with 16-byte cp.async in padded rows. X X^T has
+// few output tiles (64 at the bench's m = 512) but is n deep, so it is split along K over ~2 blocks
+// per SM, each adding its partial tile with fp32 atomics (then one pass rounds A to bf16). The
+// Frobenius norm is a warp-shuffle block reduction.
 #include <cuda_bf16.h>
 #include <mma.h>
 
@@ -42,20 +44,20 @@ template <int PENDING>
 __device__ __forceinline__ void copy_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING)); }
 
 template <int PHASE, bool ALIGNED>
-__device__ __forceinline__ void load_slice(Tiles& s, int st, int M, int N, int K, int m0, int n0, int k0,
+__device__ __forceinline__ void load_slice(Tiles& s, int st, int M, int N, int K, int kend, int m0, int n0, int k0,
                                            const bf16* __restrict__ A, const bf16* __restrict__ B) {
     if (ALIGNED) {  // every row length is a multiple of 8: 16-byte chunks are all in or all out
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
             const int c = threadIdx.x + THREADS * i, r = c >> 2, k8 = (c & 3) * 8;
-            const bool oka = m0 + r < M && k0 + k8 < K;
+            const bool oka = m0 + r < M && k0 + k8 < kend;
             copy16(&s.a[st][r][k8], oka ? A + (long long)(m0 + r) * K + k0 + k8 : A, oka);
             if (PHASE != UPDATE) {
-                const bool okb = n0 + r < N && k0 + k8 < K;
+                const bool okb = n0 + r < N && k0 + k8 < kend;
                 copy16(&s.nk[st][r][k8], okb ? B + (long long)(n0 + r) * K + k0 + k8 : B, okb);
             } else {
                 const int kr = c >> 3, n8 = (c & 7) * 8;
-                const bool okb = k0 + kr < K && n0 + n8 < N;
+                const bool okb = k0 + kr < kend && n0 + n8 < N;
                 copy16(&s.kn[st][kr][n8], okb ? B + (long long)(k0 + kr) * N + n0 + n8 : B, okb);
             }
         }
@@ -63,19 +65,19 @@ __device__ __forceinline__ void load_slice(Tiles& s, int st, int M, int N, int K
         const bf16 zero = __float2bfloat16(0.0f);
         for (int e = threadIdx.x; e < BM * BK; e += THREADS) {
             const int r = e / BK, k = e % BK;
-            s.a[st][r][k] = m0 + r < M && k0 + k < K ? A[(long long)(m0 + r) * K + k0 + k] : zero;
+            s.a[st][r][k] = m0 + r < M && k0 + k < kend ? A[(long long)(m0 + r) * K + k0 + k] : zero;
             if (PHASE != UPDATE) {
-                s.nk[st][r][k] = n0 + r < N && k0 + k < K ? B[(long long)(n0 + r) * K + k0 + k] : zero;
+                s.nk[st][r][k] = n0 + r < N && k0 + k < kend ? B[(long long)(n0 + r) * K + k0 + k] : zero;
             } else {
                 const int kr = e / BN, c = e % BN;
-                s.kn[st][kr][c] = k0 + kr < K && n0 + c < N ? B[(long long)(k0 + kr) * N + n0 + c] : zero;
+                s.kn[st][kr][c] = k0 + kr < kend && n0 + c < N ? B[(long long)(k0 + kr) * N + n0 + c] : zero;
             }
         }
     }
 }
 
 template <int PHASE, bool ALIGNED>
-__global__ void __launch_bounds__(THREADS) ns_gemm(int M, int N, int K, const bf16* __restrict__ A,
+__global__ void __launch_bounds__(THREADS) ns_gemm(int M, int N, int K, int kchunk, const bf16* __restrict__ A,
                                                   const bf16* __restrict__ B, Epilogue out) {
     __shared__ __align__(128) unsigned char raw[sizeof(Tiles)];
     Tiles& s = *reinterpret_cast<Tiles*>(raw);
@@ -89,13 +91,14 @@ __global__ void __launch_bounds__(THREADS) ns_gemm(int M, int N, int K, const bf
 #pragma unroll
         for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
 
-    const int slices = (K + BK - 1) / BK;
-    load_slice<PHASE, ALIGNED>(s, 0, M, N, K, m0, n0, 0, A, B);
+    const int kbegin = blockIdx.z * kchunk, kend = min(K, kbegin + kchunk);  // kchunk: a multiple of BK
+    const int slices = (kend - kbegin + BK - 1) / BK;
+    load_slice<PHASE, ALIGNED>(s, 0, M, N, K, kend, m0, n0, kbegin, A, B);
     copy_commit();
     for (int t = 0; t < slices; ++t) {
         const int st = t & 1;
         if (t + 1 < slices) {
-            load_slice<PHASE, ALIGNED>(s, st ^ 1, M, N, K, m0, n0, (t + 1) * BK, A, B);
+            load_slice<PHASE, ALIGNED>(s, st ^ 1, M, N, K, kend, m0, n0, kbegin + (t + 1) * BK, A, B);
             copy_commit();
             copy_wait<1>();
         } else {
@@ -139,8 +142,7 @@ __global__ void __launch_bounds__(THREADS) ns_gemm(int M, int N, int K, const bf
                 const long long at = (long long)row * N + col;
                 const float v = scratch[e];
                 if (PHASE == GRAM) {
-                    out.Af[at] = v;
-                    out.Ab[at] = __float2bfloat16_rn(v);
+                    atomicAdd(out.Af + at, v);  // one partial sum per K split
                 } else if (PHASE == QUINTIC) {
                     out.Bb[at] = __float2bfloat16_rn(NS_C * v + NS_B * out.Af[at]);
                 } else {
@@ -151,6 +153,11 @@ __global__ void __launch_bounds__(THREADS) ns_gemm(int M, int N, int K, const bf
             }
             __syncwarp();
         }
+}
+
+__global__ void to_bf16(long long count, const float* __restrict__ in, bf16* __restrict__ out) {
+    const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < count) out[e] = __float2bfloat16_rn(in[e]);
 }
 
 __global__ void sum_squares(long long count, const float* __restrict__ G, float* total) {
@@ -178,12 +185,13 @@ __global__ void scale_to_bf16(long long count, const float* __restrict__ G, cons
 }
 
 template <int PHASE>
-static void gemm(bool aligned, int M, int N, int K, const bf16* A, const bf16* B, const Epilogue& out) {
-    const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
+static void gemm(bool aligned, int M, int N, int K, int splits, const bf16* A, const bf16* B, const Epilogue& out) {
+    const int kchunk = ((K + splits - 1) / splits + BK - 1) / BK * BK;
+    const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM, (K + kchunk - 1) / kchunk);
     if (aligned)
-        ns_gemm<PHASE, true><<<grid, THREADS>>>(M, N, K, A, B, out);
+        ns_gemm<PHASE, true><<<grid, THREADS>>>(M, N, K, kchunk, A, B, out);
     else
-        ns_gemm<PHASE, false><<<grid, THREADS>>>(M, N, K, A, B, out);
+        ns_gemm<PHASE, false><<<grid, THREADS>>>(M, N, K, kchunk, A, B, out);
 }
 
 static size_t up4(size_t floats) { return (floats + 3) & ~size_t(3); }  // 16-byte boundaries
@@ -206,12 +214,22 @@ void newton_schulz_bf16(int m, int n, int steps, const float* G, float* X, float
     sum_squares<<<(unsigned)(blocks < 1024 ? blocks : 1024), 256>>>(mn, G, total);
     scale_to_bf16<<<(unsigned)blocks, 256>>>(mn, G, total, xb[0]);
     const bool aligned = m % 8 == 0 && n % 8 == 0;
+    // X X^T has only (m/64)^2 output tiles but is n deep: split K until there are ~2 blocks per SM,
+    // keeping at least 8 slices per split
+    int sms = 132, device = 0;
+    if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    const int tiles = ((m + BM - 1) / BM) * ((m + BN - 1) / BN);
+    int splits = (2 * sms + tiles - 1) / tiles;
+    const int deepest = (n + 8 * BK - 1) / (8 * BK);
+    if (splits > deepest) splits = deepest;
     for (int s = 0; s < steps; ++s) {
         const bf16* x = xb[s & 1];
         out.Xnext = xb[(s + 1) & 1];
         out.Xout = s + 1 == steps ? X : nullptr;
-        gemm<GRAM>(aligned, m, m, n, x, x, out);
-        gemm<QUINTIC>(aligned, m, m, m, out.Ab, out.Ab, out);
-        gemm<UPDATE>(aligned, m, n, m, out.Bb, x, out);
+        cudaMemsetAsync(out.Af, 0, mm * sizeof(float));
+        gemm<GRAM>(aligned, m, m, n, splits, x, x, out);
+        to_bf16<<<(unsigned)((mm + 255) / 256), 256>>>(mm, out.Af, out.Ab);
+        gemm<QUINTIC>(aligned, m, m, m, 1, out.Ab, out.Ab, out);
+        gemm<UPDATE>(aligned, m, n, m, 1, out.Bb, x, out);
     }
 }
