@@ -1,13 +1,13 @@
-// steps: tensor_core_mma, mixed_precision, shared_memory_tiling, register_tiling, async_copy_pipelining, bank_conflict_avoidance, kernel_fusion, warp_shuffle_reduction
+// steps: tensor_core_mma, mixed_precision, shared_memory_tiling, register_tiling, async_copy_pipelining, bank_conflict_avoidance, kernel_fusion, split_k_decomposition, warp_shuffle_reduction
 // Muon's recipe: every GEMM runs on bf16 tensor cores (WMMA, fp32 accumulation) with X kept in bf16
 // between phases, and each phase's elementwise work is fused into a GEMM epilogue, so a step is
-// three launches: A = X X^T (the epilogue writes A in fp32 and bf16), B = c A A + b A (A is
+// three GEMM launches: A = X X^T (into A in fp32, then rounded to bf16), B = c A A + b A (A is
 // symmetric, so its rows serve as the column-major right operand; the epilogue adds b A from the
 // fp32 copy and writes B in bf16), and X' = a X + B X (the epilogue reads X, writes X' in bf16, and
 // in fp32 into the output on the last step). One GEMM kernel, templated on the phase: 64 x 64 tiles,
 // 4 warps of 32 x 32, 32-deep slices double buffered with 16-byte cp.async in padded rows. X X^T has
 // few output tiles (64 at the bench's m = 512) but is n deep, so it is split along K over ~2 blocks
-// per SM, each adding its partial tile with fp32 atomics (then one pass rounds A to bf16). The
+// per SM, each adding its partial tile with fp32 atomics (then one short pass rounds A to bf16). The
 // Frobenius norm is a warp-shuffle block reduction.
 #include <cuda_bf16.h>
 #include <mma.h>
