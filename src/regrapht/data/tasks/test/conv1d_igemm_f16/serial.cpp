@@ -25,22 +25,25 @@ static float half_to_float(unsigned short h) {
 }
 
 // Every output is the dot product of its filter with the K*Cin contiguous channels-last inputs
-// starting at step t; accumulated in double.
+// starting at step t; accumulated in double, filters transposed so that the inner loop runs over
+// independent output channels (it vectorizes).
 void conv1d_igemm_f16(int batch, int Lout, int Cin, int Cout, int K, const unsigned short* x, const unsigned short* w,
                       const float* bias, float* y) {
     const int Lin = Lout + K - 1, span = K * Cin;
-    std::vector<float> xf(static_cast<size_t>(batch) * Lin * Cin), wf(static_cast<size_t>(Cout) * span);
+    std::vector<double> xf(static_cast<size_t>(batch) * Lin * Cin), wt(static_cast<size_t>(span) * Cout), acc(Cout);
     for (size_t i = 0; i < xf.size(); ++i) xf[i] = half_to_float(x[i]);
-    for (size_t i = 0; i < wf.size(); ++i) wf[i] = half_to_float(w[i]);
+    for (int co = 0; co < Cout; ++co)
+        for (int j = 0; j < span; ++j) wt[static_cast<size_t>(j) * Cout + co] = half_to_float(w[static_cast<size_t>(co) * span + j]);
     for (int b = 0; b < batch; ++b)
         for (int t = 0; t < Lout; ++t) {
-            const float* in = &xf[(static_cast<size_t>(b) * Lin + t) * Cin];
-            float* out = y + (static_cast<long long>(b) * Lout + t) * Cout;
-            for (int co = 0; co < Cout; ++co) {
-                const float* f = &wf[static_cast<size_t>(co) * span];
-                double acc = bias[co];
-                for (int j = 0; j < span; ++j) acc += static_cast<double>(f[j]) * in[j];
-                out[co] = static_cast<float>(acc);
+            const double* in = &xf[(static_cast<size_t>(b) * Lin + t) * Cin];
+            for (int co = 0; co < Cout; ++co) acc[co] = bias[co];
+            for (int j = 0; j < span; ++j) {
+                const double v = in[j];
+                const double* f = &wt[static_cast<size_t>(j) * Cout];
+                for (int co = 0; co < Cout; ++co) acc[co] += v * f[co];
             }
+            float* out = y + (static_cast<long long>(b) * Lout + t) * Cout;
+            for (int co = 0; co < Cout; ++co) out[co] = static_cast<float>(acc[co]);
         }
 }

@@ -26,28 +26,33 @@ static float half_to_float(unsigned short h) {
 }
 
 // Two passes per query row in double: the scores of keys 0..i (and their maximum), then the
-// normalized weighted sum of the values.
+// normalized weighted sum of the values. K is kept transposed so that the score loop runs over
+// independent keys.
 void gqa_causal_attn_f16(int batch, int Hq, int Hkv, int L, int D, const unsigned short* Q, const unsigned short* K,
                          const unsigned short* V, float* O) {
     const int group = Hq / Hkv;
     const double scale = 1.0 / std::sqrt(static_cast<double>(D));
     std::vector<double> q(D), score(L), acc(D);
-    std::vector<float> k(static_cast<size_t>(L) * D), v(static_cast<size_t>(L) * D);
+    std::vector<float> kt(static_cast<size_t>(L) * D), v(static_cast<size_t>(L) * D);  // K transposed: D x L
     for (int b = 0; b < batch; ++b)
         for (int h = 0; h < Hq; ++h) {
             const size_t kv = ((static_cast<size_t>(b) * Hkv + h / group) * L) * D;
-            for (size_t e = 0; e < k.size(); ++e) {
-                k[e] = half_to_float(K[kv + e]);
-                v[e] = half_to_float(V[kv + e]);
-            }
+            for (int j = 0; j < L; ++j)
+                for (int d = 0; d < D; ++d) {
+                    kt[static_cast<size_t>(d) * L + j] = half_to_float(K[kv + static_cast<size_t>(j) * D + d]);
+                    v[static_cast<size_t>(j) * D + d] = half_to_float(V[kv + static_cast<size_t>(j) * D + d]);
+                }
             const size_t qo = ((static_cast<size_t>(b) * Hq + h) * L) * D;
             for (int i = 0; i < L; ++i) {
                 for (int d = 0; d < D; ++d) q[d] = half_to_float(Q[qo + static_cast<size_t>(i) * D + d]);
+                for (int j = 0; j <= i; ++j) score[j] = 0.0;
+                for (int d = 0; d < D; ++d) {  // independent sums per key: the inner loop vectorizes
+                    const float* col = &kt[static_cast<size_t>(d) * L];
+                    for (int j = 0; j <= i; ++j) score[j] += q[d] * col[j];
+                }
                 double top = -INFINITY;
                 for (int j = 0; j <= i; ++j) {
-                    double s = 0.0;
-                    for (int d = 0; d < D; ++d) s += q[d] * k[static_cast<size_t>(j) * D + d];
-                    score[j] = s * scale;
+                    score[j] *= scale;
                     top = std::fmax(top, score[j]);
                 }
                 double total = 0.0;

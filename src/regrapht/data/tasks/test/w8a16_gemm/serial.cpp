@@ -24,21 +24,22 @@ static float half_to_float(unsigned short h) {
     return f;
 }
 
-// Dequantize W exactly (int8 times its group's scale), then Y = X W^T accumulated in double.
+// Dequantize W exactly (int8 times its group's scale) into K x N order, then Y = X W^T accumulated
+// in double; the inner loop runs over independent outputs, so it vectorizes.
 void w8a16_gemm(int M, int N, int K, const unsigned short* X, const signed char* Wq, const float* scales, float* Y) {
     const int groups = (K + 127) / 128;
-    std::vector<double> w(static_cast<size_t>(N) * K), x(static_cast<size_t>(K));
+    std::vector<double> wt(static_cast<size_t>(K) * N), acc(static_cast<size_t>(N));
     for (int n = 0; n < N; ++n)
         for (int k = 0; k < K; ++k)
-            w[static_cast<size_t>(n) * K + k] =
+            wt[static_cast<size_t>(k) * N + n] =
                 static_cast<double>(Wq[static_cast<size_t>(n) * K + k]) * scales[static_cast<size_t>(n) * groups + k / 128];
     for (int m = 0; m < M; ++m) {
-        for (int k = 0; k < K; ++k) x[k] = half_to_float(X[static_cast<size_t>(m) * K + k]);
-        for (int n = 0; n < N; ++n) {
-            const double* row = &w[static_cast<size_t>(n) * K];
-            double acc = 0.0;
-            for (int k = 0; k < K; ++k) acc += x[k] * row[k];
-            Y[static_cast<size_t>(m) * N + n] = static_cast<float>(acc);
+        for (int n = 0; n < N; ++n) acc[n] = 0.0;
+        for (int k = 0; k < K; ++k) {
+            const double xk = half_to_float(X[static_cast<size_t>(m) * K + k]);
+            const double* row = &wt[static_cast<size_t>(k) * N];
+            for (int n = 0; n < N; ++n) acc[n] += xk * row[n];
         }
+        for (int n = 0; n < N; ++n) Y[static_cast<size_t>(m) * N + n] = static_cast<float>(acc[n]);
     }
 }
