@@ -8,8 +8,9 @@ The source is parsed with tree-sitter's CUDA grammar. Two kinds of signals are u
   read only from `asm(...)` strings); pragmas and includes are read from preprocessor lines;
 - structural signals that need the tree, keyed by method name in this module: `__global__`
   kernels, grid-stride loops, halving tree reductions, shared-memory tiles that are staged from global
-  memory and reused, padded or swizzled shared arrays, register accumulator arrays, privatized atomics,
-  `const __restrict__` kernel parameters, `__launch_bounds__`, persistent work loops.
+  memory and reused, padded or swizzled shared arrays, register accumulator arrays, privatized and
+  warp-aggregated atomics, `const __restrict__` kernel parameters, `__launch_bounds__`,
+  `__cluster_dims__`, persistent work loops.
 
 Methods with no static signal (memory coalescing, kernel fusion, algorithmic change, ...) are never
 reported; `unrecognizable()` lists them. Without tree-sitter, a regex tokenizer stands in for the
@@ -40,6 +41,7 @@ STRUCTURAL = frozenset(
         "read_only_cache",
         "persistent_kernel",
         "loop_unrolling",
+        "warp_aggregated_atomics",
     }
 )
 
@@ -143,6 +145,13 @@ def _tree_tokens(root: Any) -> list[Token]:
 
 
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+# A kernel attribute the CUDA grammar does not know: parsed as is, it turns the kernel into a broken
+# declaration, so it is blanked (same length, lines kept) before parsing and recognized by regex.
+_CLUSTER_DIMS_RE = re.compile(r"\b__cluster_dims__\s*\([^()]*\)")
+
+
+def _blank_unknown_attributes(source: str) -> str:
+    return _CLUSTER_DIMS_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
 _TOKEN_RE = re.compile(r"[A-Za-z_]\w*|::|\d[\w.]*|\S")
 
 
@@ -188,7 +197,8 @@ class _Analysis:
                 f"tree-sitter with the CUDA grammar is not available ({exc}); only lexical signals were "
                 "used (pip install tree-sitter tree-sitter-cuda)"
             )
-        self.root = parser.parse(source.encode("utf-8")).root_node if parser is not None else None
+        parsed = _blank_unknown_attributes(source).encode("utf-8")
+        self.root = parser.parse(parsed).root_node if parser is not None else None
         self.tokens = _tree_tokens(self.root) if self.root is not None else _regex_tokens(source)
         self.nodes = list(_walk(self.root)) if self.root is not None else []
 
@@ -276,6 +286,9 @@ class _Analysis:
         for t in self.tokens:
             if t.text == "__launch_bounds__":
                 self.add("launch_config_tuning", t.line, "__launch_bounds__")
+        code = _COMMENT_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), self.source)
+        for m in _CLUSTER_DIMS_RE.finditer(code):
+            self.add("thread_block_clusters", code.count("\n", 0, m.start()) + 1, "__cluster_dims__ kernel attribute")
         self._grid_stride()
         self._shared()
         self._register_tiles(kernels)
@@ -453,6 +466,10 @@ class _Analysis:
             if c.parent is not None and c.parent.type in ("assignment_expression", "init_declarator"):
                 continue  # the old value is used: a work counter or a lock, not a merged partial result
             value = args.named_children[1] if args is not None and len(args.named_children) > 1 else None
+            if value is not None and re.search(r"\b__popc(ll)?\s*\(", _text(value)):
+                # one atomic carries the population count of a lane mask: the warp's lanes were aggregated
+                self.add("warp_aggregated_atomics", line, "one atomic adds the count of a mask of lanes")
+                continue
             if value is not None and value.type == "number_literal":
                 continue  # counting, not merging a partial result
             cond = _enclosing_if_condition(c)
