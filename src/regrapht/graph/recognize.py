@@ -323,6 +323,16 @@ class _Analysis:
                 names.setdefault(m.group(1), line_no)
         return names
 
+    def _shared_ranks(self) -> dict[str, int]:
+        """Names of __shared__ arrays -> number of declared dimensions."""
+        ranks: dict[str, int] = {}
+        for line in self.lines:
+            if "__shared__" in line:
+                decl = line.split("__shared__", 1)[1].split(";")[0]
+                for m in re.finditer(r"(\w+)\s*((?:\[[^\]]*\]\s*)+)", decl):
+                    ranks.setdefault(m.group(1), m.group(2).count("["))
+        return ranks
+
     def _is_halving_loop(self, loop: Any) -> bool:
         head = _loop_head(loop)
         return bool(
@@ -343,10 +353,13 @@ class _Analysis:
                 if re.search(r"\[[^\]\[]*\+\s*(1|PAD\w*|SKEW\w*)\s*\]", decl):
                     self.add("bank_conflict_avoidance", line_no, "padded shared array dimension")
         subs = [s for s in self.of_type("subscript_expression") if _base_name(s) in shared]
+        ranks = self._shared_ranks()
         for s in subs:
             # a swizzle XORs the innermost index; an XOR on an outer index toggles buffers
             if s.parent is not None and s.parent.type == "subscript_expression":
                 continue
+            if _depth(s) < ranks.get(_base_name(s), 1):
+                continue  # buf[b ^ 1] of a buf[2][N]: a whole buffer, not an element
             idx = s.child_by_field_name("indices") or s.child_by_field_name("index")
             if idx is not None and "^" in _text(idx):
                 self.add("bank_conflict_avoidance", s.start_point[0] + 1, "XOR-swizzled shared index")
@@ -535,6 +548,15 @@ def _base_name(sub: Any) -> str:
     while n is not None and n.type == "subscript_expression":
         n = n.child_by_field_name("argument") or (n.children[0] if n.children else None)
     return _text(n) if n is not None and n.type == "identifier" else ""
+
+
+def _depth(sub: Any) -> int:
+    """How many subscripts a subscript chain applies: tile[r][c] -> 2."""
+    n, depth = sub, 0
+    while n is not None and n.type == "subscript_expression":
+        depth += 1
+        n = n.child_by_field_name("argument") or (n.children[0] if n.children else None)
+    return depth
 
 
 def _subscript_index(sub: Any) -> str:
