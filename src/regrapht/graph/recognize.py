@@ -145,6 +145,7 @@ def _tree_tokens(root: Any) -> list[Token]:
 
 
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_TOKEN_RE = re.compile(r"[A-Za-z_]\w*|::|\d[\w.]*|\S")
 # A kernel attribute the CUDA grammar does not know: parsed as is, it turns the kernel into a broken
 # declaration, so it is blanked (same length, lines kept) before parsing and recognized by regex.
 _CLUSTER_DIMS_RE = re.compile(r"\b__cluster_dims__\s*\([^()]*\)")
@@ -152,7 +153,6 @@ _CLUSTER_DIMS_RE = re.compile(r"\b__cluster_dims__\s*\([^()]*\)")
 
 def _blank_unknown_attributes(source: str) -> str:
     return _CLUSTER_DIMS_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
-_TOKEN_RE = re.compile(r"[A-Za-z_]\w*|::|\d[\w.]*|\S")
 
 
 def _regex_tokens(source: str) -> list[Token]:
