@@ -139,3 +139,50 @@ def test_a_failed_attempt_from_another_task_never_raises_an_edges_weight() -> No
     one = EdgeStats(1, 1, 0, 0, {}, 1, None, {}, verified_tasks=1)
     with_failure = EdgeStats(2, 1, 0, 1, {"race": 1}, 2, None, {}, verified_tasks=1)
     assert policy_weight(with_failure) < policy_weight(one)
+
+
+def test_report_counts_distinct_verified_examples_and_canonical_methods_on_two_tasks() -> None:
+    g = ReGraph("cuda")
+    ok = {"status": "correct", "speedup": Speedup(2.0), "machine": "G"}
+    # the same code change reached through two orderings lands on two edges: one distinct example
+    merge_trajectory(g, [LabeledStep("parallelize", ex("a", "s", "p", task="saxpy", **ok)),
+                         LabeledStep("vectorized_access", ex("a", "p", "v", task="saxpy", **ok))])
+    merge_trajectory(g, [LabeledStep("parallelize", ex("b", "s", "p2", task="saxpy", **ok)),
+                         LabeledStep("grid_stride_loop", ex("b", "p2", "g", task="saxpy", **ok)),
+                         LabeledStep("vectorized_access", ex("b", "p", "v", task="saxpy", **ok))])
+    merge_trajectory(g, [LabeledStep("parallelize", ex("c", "s", "q", task="gemv", **ok)),
+                         LabeledStep("my_own_trick", ex("c", "q", "r", task="gemv", **ok))])
+    failed = ex("d", "q", "bad", task="gemv", status="wrong_answer", failure=FailureLabel("race", "why"), machine="G")
+    merge_trajectory(g, [LabeledStep("parallelize", ex("c", "s", "q", task="gemv", **ok)),
+                         LabeledStep("vectorized_access", failed)])
+    report = graph_report(g, split_of=lambda task: "train")
+    assert report["verified_examples"] == 6  # s->p, p->v (twice, once counted), s->p2, p2->g, s->q, q->r
+    assert report["method_names"] == ["grid_stride_loop", "parallelize", "vectorized_access"]
+    assert report["new_methods"] == ["my_own_trick"]
+    # vectorized_access has a failure on gemv but verified examples on saxpy only
+    assert report["single_task_methods"] == ["grid_stride_loop", "vectorized_access"]
+    assert report["failure_examples"] == 1
+    text = render_markdown(report, "regrapht graph report")
+    assert "(on a single task: grid_stride_loop, vectorized_access)" in text and "my_own_trick" in text
+    row = next(t for t in report["targets"] if t["name"] == "median_floor_fraction")
+    row.update(value=0.5979, met=False)  # a miss that rounds to the goal is shown with its digits
+    row.pop("note", None)
+    assert "| median_floor_fraction | >= 0.60 | 0.5979 | **not met** |" in render_markdown(report, "r")
+
+
+def test_floor_target_is_met_only_when_every_final_kernel_is_timed() -> None:
+    g = ReGraph("cuda")
+    timed = ex("t1", "serial", "port", task="saxpy", status="correct", speedup=Speedup(9.0), machine="G",
+               time_s=1e-3, floor_s=9e-4)
+    untimed = ex("t2", "serial", "port2", task="gemv", status="correct", speedup=Speedup(9.0), machine="G")
+    merge_trajectory(g, [LabeledStep("parallelize", timed)])
+    report = graph_report(g, split_of=lambda task: "train")
+    row = next(t for t in report["targets"] if t["name"] == "median_floor_fraction")
+    assert row["met"] and "note" not in row
+    merge_trajectory(g, [LabeledStep("parallelize", untimed)])
+    report = graph_report(g, split_of=lambda task: "train")
+    row = next(t for t in report["targets"] if t["name"] == "median_floor_fraction")
+    assert abs(report["median_floor_fraction"] - 0.9) < 1e-9 and not row["met"]
+    assert "| median_floor_fraction | >= 0.60 | 0.90 (1 of 2 final kernels timed) | **not met** |" in render_markdown(
+        report, "r"
+    )

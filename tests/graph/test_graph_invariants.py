@@ -14,6 +14,7 @@ import pytest
 from regrapht.graph.model import UNPLANNED
 from regrapht.graph.report import leakage
 from regrapht.graph.retrieve import retrieve_examples
+from regrapht.graph.taxonomy import default_taxonomy
 from regrapht.graph.trajectory import failure_kinds
 
 from .shipped import shipped_graph
@@ -69,3 +70,13 @@ def test_retrieval_returns_failure_examples_where_asked(graph) -> None:
     assert not any(r.is_failure for r in plain)
     asked = retrieve_examples(graph, x.before, edge.target, k=1, failures=2, budget_tokens=10**6)
     assert any(r.is_failure for r in asked)
+
+
+def test_every_node_is_a_canonical_method_of_the_target(graph) -> None:
+    # the report counts canonical methods toward the target; a teacher's own name kept as a
+    # new node would be a method nobody defined (promote it in data/methods.toml instead)
+    taxonomy = default_taxonomy()
+    for name, node in graph.nodes.items():
+        if node.origin == "initial":
+            continue
+        assert name in taxonomy and graph.target in taxonomy[name].targets, f"{name} ({node.origin})"

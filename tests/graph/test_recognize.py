@@ -105,3 +105,20 @@ def test_a_search_places_a_step_at_its_method_when_the_tree_is_missing(monkeypat
     monkeypatch.setattr(rec_mod, "_parser", broken)
     ctx = SimpleNamespace(graph=graph, _recognizable=None, target="cuda")
     assert SearchContext._place(ctx, "parallelize", ()) == ("parallelize",)
+
+
+def test_xor_on_an_outer_index_toggles_buffers_and_is_no_swizzle() -> None:
+    double_buffered = """
+__global__ void k(const float* in, float* out, int n) {
+    __shared__ float buf[2][256];
+    for (int it = 0; it < n; ++it) {
+        const int b = it & 1;
+        buf[b ^ 1][threadIdx.x] = in[it * 256 + threadIdx.x];
+        __syncthreads();
+        out[it * 256 + threadIdx.x] = buf[b ^ 1][255 - threadIdx.x];
+    }
+}
+"""
+    assert "bank_conflict_avoidance" not in recognize(double_buffered).methods
+    swizzled = double_buffered.replace("buf[b ^ 1][threadIdx.x] =", "buf[b][threadIdx.x ^ (it & 31)] =")
+    assert "bank_conflict_avoidance" in recognize(swizzled).methods

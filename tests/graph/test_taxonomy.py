@@ -76,6 +76,15 @@ def test_every_seed_method_is_present_with_definition_and_signals() -> None:
         ("reduction", "cuda", "block_tree_reduction"),
         ("warp_shuffle_reduction", "cuda", "warp_shuffle_reduction"),
         ("cudaGraphs", "cuda", "cuda_graphs"),
+        # the Hopper methods of issue 18's second round
+        ("TMA", "cuda", "tma_bulk_copy"),
+        ("cp.async.bulk", "cuda", "tma_bulk_copy"),
+        ("cp.async", "cuda", "async_copy_pipelining"),
+        ("Distributed shared memory", "cuda", "thread_block_clusters"),
+        ("thread block clusters", "cuda", "thread_block_clusters"),
+        ("PDL", "cuda", "programmatic_dependent_launch"),
+        ("warp-aggregated atomics", "cuda", "warp_aggregated_atomics"),
+        ("warp_shuffle_scan", "cuda", "warp_shuffle_reduction"),
     ],
 )
 def test_lexical_resolution(raw: str, target: str, expected: str) -> None:

@@ -1,4 +1,4 @@
-"""`regrapht graph stats|show|build|validate|merge` and `regrapht advise`: the Reasoning Graph."""
+"""`regrapht graph stats|show|build|check|validate|merge|report` and `regrapht advise`: the Reasoning Graph."""
 
 from __future__ import annotations
 
@@ -197,6 +197,41 @@ def report_command(
     missed = [t["name"] for t in report["targets"] if not t["met"]]
     if missed:
         _err().print(f"[yellow]targets not met:[/] {', '.join(missed)}")
+
+
+# ------------------------------------------------------------------------------------------ check
+
+
+@graph_app.command("check")
+def check_command(
+    trajectories: list[Path] = typer.Argument(..., help="Authored trajectory files (JSONL).", exists=True),
+    target: str = typer.Option("cuda", "--target", "-t", help="cuda or cpu: the trajectories' target."),
+    graph: Path = typer.Option(
+        None, "--graph", "-g", dir_okay=False,
+        help="Skip the steps this graph already measured, as a build resuming it would. Default: the shipped "
+        "graph of the target.",
+    ),
+    every_step: bool = typer.Option(False, "--all", help="Compile every step, measured ones included."),
+) -> None:
+    """Check trajectory files before a build, without a GPU: every line parses, every step's method is a
+    canonical method by name or synonym, and every step the build will measure compiles (the evaluator's
+    compiler and flags, the task's entry) and passes the static screen. Exit status 1 on any problem."""
+    from regrapht.graph.precheck import measured_steps, precheck
+
+    tgt = _check_target(target)
+    known: set[tuple[str, str]] = set()
+    if not every_step and (graph is not None or default_graph_path(tgt).is_file()):
+        known = measured_steps(_open_graph(graph, tgt))
+    err = _err()
+    report = precheck(trajectories, tgt, known, on_step=lambda task, i: err.print(f"compiling {task} step {i}"))
+    for problem in report.problems:
+        err.print(problem.describe(), markup=False)
+    err.print(
+        f"{report.trajectories} trajectories, {report.steps} steps: {report.compiled} compiled, {report.known} "
+        f"already measured on the graph, {len(report.problems)} problems"
+    )
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 # ------------------------------------------------------------------------------------------- show

@@ -8,8 +8,9 @@ The source is parsed with tree-sitter's CUDA grammar. Two kinds of signals are u
   read only from `asm(...)` strings); pragmas and includes are read from preprocessor lines;
 - structural signals that need the tree, keyed by method name in this module: `__global__`
   kernels, grid-stride loops, halving tree reductions, shared-memory tiles that are staged from global
-  memory and reused, padded or swizzled shared arrays, register accumulator arrays, privatized atomics,
-  `const __restrict__` kernel parameters, `__launch_bounds__`, persistent work loops.
+  memory and reused, padded or swizzled shared arrays, register accumulator arrays, privatized and
+  warp-aggregated atomics, `const __restrict__` kernel parameters, `__launch_bounds__`,
+  `__cluster_dims__`, persistent work loops.
 
 Methods with no static signal (memory coalescing, kernel fusion, algorithmic change, ...) are never
 reported; `unrecognizable()` lists them. Without tree-sitter, a regex tokenizer stands in for the
@@ -40,6 +41,7 @@ STRUCTURAL = frozenset(
         "read_only_cache",
         "persistent_kernel",
         "loop_unrolling",
+        "warp_aggregated_atomics",
     }
 )
 
@@ -144,6 +146,13 @@ def _tree_tokens(root: Any) -> list[Token]:
 
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _TOKEN_RE = re.compile(r"[A-Za-z_]\w*|::|\d[\w.]*|\S")
+# A kernel attribute the CUDA grammar does not know: parsed as is, it turns the kernel into a broken
+# declaration, so it is blanked (same length, lines kept) before parsing and recognized by regex.
+_CLUSTER_DIMS_RE = re.compile(r"\b__cluster_dims__\s*\([^()]*\)")
+
+
+def _blank_unknown_attributes(source: str) -> str:
+    return _CLUSTER_DIMS_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
 
 
 def _regex_tokens(source: str) -> list[Token]:
@@ -188,7 +197,8 @@ class _Analysis:
                 f"tree-sitter with the CUDA grammar is not available ({exc}); only lexical signals were "
                 "used (pip install tree-sitter tree-sitter-cuda)"
             )
-        self.root = parser.parse(source.encode("utf-8")).root_node if parser is not None else None
+        parsed = _blank_unknown_attributes(source).encode("utf-8")
+        self.root = parser.parse(parsed).root_node if parser is not None else None
         self.tokens = _tree_tokens(self.root) if self.root is not None else _regex_tokens(source)
         self.nodes = list(_walk(self.root)) if self.root is not None else []
 
@@ -276,6 +286,9 @@ class _Analysis:
         for t in self.tokens:
             if t.text == "__launch_bounds__":
                 self.add("launch_config_tuning", t.line, "__launch_bounds__")
+        code = _COMMENT_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), self.source)
+        for m in _CLUSTER_DIMS_RE.finditer(code):
+            self.add("thread_block_clusters", code.count("\n", 0, m.start()) + 1, "__cluster_dims__ kernel attribute")
         self._grid_stride()
         self._shared()
         self._register_tiles(kernels)
@@ -310,6 +323,16 @@ class _Analysis:
                 names.setdefault(m.group(1), line_no)
         return names
 
+    def _shared_ranks(self) -> dict[str, int]:
+        """Names of __shared__ arrays -> number of declared dimensions."""
+        ranks: dict[str, int] = {}
+        for line in self.lines:
+            if "__shared__" in line:
+                decl = line.split("__shared__", 1)[1].split(";")[0]
+                for m in re.finditer(r"(\w+)\s*((?:\[[^\]]*\]\s*)+)", decl):
+                    ranks.setdefault(m.group(1), m.group(2).count("["))
+        return ranks
+
     def _is_halving_loop(self, loop: Any) -> bool:
         head = _loop_head(loop)
         return bool(
@@ -330,10 +353,13 @@ class _Analysis:
                 if re.search(r"\[[^\]\[]*\+\s*(1|PAD\w*|SKEW\w*)\s*\]", decl):
                     self.add("bank_conflict_avoidance", line_no, "padded shared array dimension")
         subs = [s for s in self.of_type("subscript_expression") if _base_name(s) in shared]
+        ranks = self._shared_ranks()
         for s in subs:
             # a swizzle XORs the innermost index; an XOR on an outer index toggles buffers
             if s.parent is not None and s.parent.type == "subscript_expression":
                 continue
+            if _depth(s) < ranks.get(_base_name(s), 1):
+                continue  # buf[b ^ 1] of a buf[2][N]: a whole buffer, not an element
             idx = s.child_by_field_name("indices") or s.child_by_field_name("index")
             if idx is not None and "^" in _text(idx):
                 self.add("bank_conflict_avoidance", s.start_point[0] + 1, "XOR-swizzled shared index")
@@ -453,6 +479,10 @@ class _Analysis:
             if c.parent is not None and c.parent.type in ("assignment_expression", "init_declarator"):
                 continue  # the old value is used: a work counter or a lock, not a merged partial result
             value = args.named_children[1] if args is not None and len(args.named_children) > 1 else None
+            if value is not None and re.search(r"\b__popc(ll)?\s*\(", _text(value)):
+                # one atomic carries the population count of a lane mask: the warp's lanes were aggregated
+                self.add("warp_aggregated_atomics", line, "one atomic adds the count of a mask of lanes")
+                continue
             if value is not None and value.type == "number_literal":
                 continue  # counting, not merging a partial result
             cond = _enclosing_if_condition(c)
@@ -518,6 +548,15 @@ def _base_name(sub: Any) -> str:
     while n is not None and n.type == "subscript_expression":
         n = n.child_by_field_name("argument") or (n.children[0] if n.children else None)
     return _text(n) if n is not None and n.type == "identifier" else ""
+
+
+def _depth(sub: Any) -> int:
+    """How many subscripts a subscript chain applies: tile[r][c] -> 2."""
+    n, depth = sub, 0
+    while n is not None and n.type == "subscript_expression":
+        depth += 1
+        n = n.child_by_field_name("argument") or (n.children[0] if n.children else None)
+    return depth
 
 
 def _subscript_index(sub: Any) -> str:
