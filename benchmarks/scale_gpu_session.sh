@@ -95,7 +95,8 @@ run_part() {
   if [ "$TARGET" = cuda ]; then
     # A part stopped by its limit must not leave work on the GPUs the next part measures.
     for _ in 1 2 3 4 5 6; do
-      left_on_gpu=$(nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader 2>/dev/null)
+      # only the GPUs this run may use: on a shared host the other GPUs' work is not this run's residue
+      left_on_gpu=$(nvidia-smi ${CUDA_VISIBLE_DEVICES:+-i "$CUDA_VISIBLE_DEVICES"} --query-compute-apps=pid,process_name --format=csv,noheader 2>/dev/null)
       [ -z "$left_on_gpu" ] && break
       sleep 5
     done
