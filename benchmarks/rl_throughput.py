@@ -62,7 +62,9 @@ def completions(
     if opening is None:
         raise SystemExit(f"{task.id}: cannot find the body of {task.function} to make a wrong variant")
     wrong = source[: opening.end()] + " return; " + source[opening.end() :]
-    broken = source.replace(";", "", 1)
+    # the body's first statement loses its semicolon (the file's first one may sit in a comment)
+    body = source.index(";", opening.end())
+    broken = source[:body] + source[body + 1 :]
     variants = [("correct", source), ("wrong", wrong), ("compile_error", broken)]
     # Interleaved so that any group size keeps the mix's proportions as nearly as it can.
     kinds = [variants[k] for _, k in sorted(((j + 0.5) / m, k) for k, m in enumerate(mix) for j in range(m))]
