@@ -41,6 +41,13 @@ attempt("read_outside", lambda: open(os.path.join(outside, "secret.txt")).read()
 attempt("write_scratch", lambda: open(os.path.join(scratch, "mine.txt"), "w").write("x"))
 attempt("write_outside", lambda: open(os.path.join(outside, "escape.txt"), "w").write("x"))
 attempt("list_home", lambda: os.listdir(os.path.expanduser("~")))
+def move_within():  # a cache's write-then-rename between two of the scratch's folders
+    os.makedirs(os.path.join(scratch, "tmp.1")); os.makedirs(os.path.join(scratch, "cache"))
+    open(os.path.join(scratch, "tmp.1", "k.bin"), "w").write("x")
+    os.replace(os.path.join(scratch, "tmp.1", "k.bin"), os.path.join(scratch, "cache", "k.bin"))
+attempt("rename_within_scratch", move_within)
+attempt("rename_out_of_scratch", lambda: os.replace(os.path.join(scratch, "cache", "k.bin"), os.path.join(outside, "k.bin")))
+attempt("rename_input_in", lambda: os.replace(os.path.join(inputs, "in.txt"), os.path.join(scratch, "in.txt")))
 attempt("tcp_socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
 attempt("signal_parent", lambda: os.kill(os.getppid(), 0))
 attempt("signal_self", lambda: os.kill(os.getpid(), 0))
@@ -79,6 +86,8 @@ def test_confined_process_reads_its_inputs_writes_its_scratch_and_nothing_else(t
     assert seen["read_input"] == "allowed" and seen["write_scratch"] == "allowed"
     assert seen["read_outside"] == 13 and seen["write_outside"] == 13 and seen["list_home"] == 13
     assert seen["thread_write_outside"] == 13  # threads started inside inherit the domain
+    assert seen["rename_within_scratch"] == "allowed"
+    assert seen["rename_out_of_scratch"] in (13, 18) and seen["rename_input_in"] in (13, 18)  # EACCES or EXDEV
     assert seen["tcp_socket"] in (1, 13)
     assert seen["signal_parent"] == 1 and seen["signal_self"] == "allowed"
     assert seen["numpy"] == 6.0  # imports still work

@@ -216,7 +216,10 @@ def _apply_landlock(read: Iterable[str], write: Iterable[str]) -> int:
     if ruleset < 0:
         raise _fail("creating the Landlock ruleset")
     reading = _EXECUTE | _READ_FILE | _READ_DIR
-    writing = reading | _WRITE_FILE | _REMOVE_DIR | _REMOVE_FILE | _MAKE_DIR | _MAKE_REG | (_TRUNCATE & handled)
+    # REFER lets a file move between folders of the writable trees (a cache that writes a temporary
+    # folder, then renames its file into place: Triton's and Inductor's do); without it Landlock
+    # answers such a rename EXDEV. Both ends must grant it, so nothing moves into or out of the rest.
+    writing = reading | _WRITE_FILE | _REMOVE_DIR | _REMOVE_FILE | _MAKE_DIR | _MAKE_REG | ((_TRUNCATE | _REFER) & handled)
     rules = [(p, reading) for p in read] + [(p, writing) for p in write] + _device_rules(abi)
     try:
         seen: set[tuple[str, int]] = set()
