@@ -4,9 +4,9 @@
 // e = 2l - 31 on odd diagonals and e = 2l - 30 on even ones, so D(i-1, j-1) (diagonal d-2, same e) is
 // the lane's own value two diagonals back, and D(i-1, j), D(i, j-1) (diagonal d-1, e -+ 1) are its own
 // or its neighbour's previous value: one shuffle per diagonal, the whole band in two registers per
-// lane instead of two local-memory rows per thread. Diagonals are processed in (odd, even) pairs so
-// the parity, and the shuffle direction, are compile-time constants. Cells outside the band or the
-// series hold +inf and every lane runs the same instructions. The cost |a_i - b_j| reads the series
+// lane instead of two local-memory rows per thread. Diagonals are processed in (odd, even) pairs, so
+// the parity and the shuffle direction are fixed in the code, and the pair loop is unrolled twice.
+// Cells outside the band or the series hold +inf and every lane runs the same instructions. The cost |a_i - b_j| reads the series
 // through the read-only cache; a lane's i and j each advance by one every two diagonals.
 #define LANES 32
 #define WARPS_PER_BLOCK 4
@@ -37,14 +37,15 @@ __global__ void dtw_wavefront(int batch, int n, int radius, const float* __restr
         p2 = p1;
         p1 = v;
     }
-    for (int d = 1; d <= last; d += 2) {
+    // the last diagonal, 2n - 2, is even: the (odd, even) pairs end exactly on it
+#pragma unroll 2
+    for (int d = 1; d < last; d += 2) {
         // odd diagonal: e = 2l - 31; up from lane l-1's previous value, left from this lane's
         float from_below = __shfl_up_sync(0xffffffffu, p1, 1);
         float up = lane > 0 ? from_below : inf;
         float v = band_cell(d, 2 * lane - 31, n, radius, x, y, up, p1, p2);
         p2 = p1;
         p1 = v;
-        if (d + 1 > last) break;
         // even diagonal: e = 2l - 30; up from this lane, left from lane l+1
         float from_above = __shfl_down_sync(0xffffffffu, p1, 1);
         float left = lane < LANES - 1 ? from_above : inf;

@@ -1,4 +1,4 @@
-// steps: parallelize, vectorized_access
+// steps: vectorized_access, thread_coarsening
 // Each thread converts four horizontally adjacent pixels of one row: one 32-bit load of luma, one 16-bit
 // load each of U and V (two pixels share a chroma sample), and three aligned 32-bit stores of the 12
 // RGB bytes. The 2D grid (x along the row) removes the per-pixel division. Rows whose width is not a
