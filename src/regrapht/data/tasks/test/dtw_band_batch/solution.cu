@@ -1,13 +1,13 @@
 // steps: work_decomposition, algorithmic_change, register_tiling, read_only_cache, loop_unrolling, warp_divergence_elimination
 // A warp per pair sweeps the band by anti-diagonals d = i + j: the cells of one anti-diagonal are
-// independent, and on it the band holds at most 32 cells of one parity of e = i - j. Lane l owns
-// e = 2l - 31 on odd diagonals and e = 2l - 30 on even ones, so D(i-1, j-1) (diagonal d-2, same e) is
-// the lane's own value two diagonals back, and D(i-1, j), D(i, j-1) (diagonal d-1, e -+ 1) are its own
-// or its neighbour's previous value: one shuffle per diagonal, the whole band in two registers per
-// lane instead of two local-memory rows per thread. Diagonals are processed in (odd, even) pairs, so
-// the parity and the shuffle direction are fixed in the code, and the pair loop is unrolled twice.
-// Cells outside the band or the series hold +inf and every lane runs the same instructions. The cost |a_i - b_j| reads the series
-// through the read-only cache; a lane's i and j each advance by one every two diagonals.
+// independent, and on it the band holds at most 32 cells of one parity of e = i - j. Lane l owns e = 2l -
+// 31 on odd diagonals and e = 2l - 30 on even ones, so D(i-1, j-1) (diagonal d-2, same e) is the lane's own
+// value two diagonals back, and D(i-1, j), D(i, j-1) (diagonal d-1, e -+ 1) are its own or its neighbour's
+// previous value: one shuffle per diagonal, the whole band in two registers per lane instead of two local-
+// memory rows per thread. Diagonals are processed in (odd, even) pairs, so the parity and the shuffle
+// direction are fixed in the code, and the pair loop is unrolled twice. Cells outside the band or the
+// series hold +inf and every lane runs the same instructions. The cost |a_i - b_j| reads the series through
+// the read-only cache; a lane's i and j each advance by one every two diagonals.
 #define LANES 32
 #define WARPS_PER_BLOCK 4
 

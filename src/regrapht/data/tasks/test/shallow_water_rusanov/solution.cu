@@ -1,12 +1,12 @@
 // steps: kernel_fusion, shared_memory_tiling, algorithmic_change, strength_reduction, thread_coarsening, fast_math_intrinsics
-// One launch advances two steps (temporal blocking): no face-flux arrays and no intermediate state
-// touch global memory. A block owns a 32x16 tile of cells and stages the state of the tile plus a
-// two-cell halo (36x20, wrapped periodically) in shared memory. Per staged cell it computes the
-// velocities (one approximate reciprocal of h), the wave speed (g h times rsqrt(g h)) and both
-// physical fluxes once; every face flux then reads them from shared memory. The first step is computed on the tile plus a one-cell halo
-// (34x18, kept in shared memory), whose cells' fluxes are recomputed in place, and the second step
-// on the tile itself. Each thread handles several cells of the staged region per phase. An odd step
-// count starts with a one-step launch of the same kernel.
+// One launch advances two steps (temporal blocking): no face-flux arrays and no intermediate state touch
+// global memory. A block owns a 32x16 tile of cells and stages the state of the tile plus a two-cell halo
+// (36x20, wrapped periodically) in shared memory. Per staged cell it computes the velocities (one
+// approximate reciprocal of h), the wave speed (g h times rsqrt(g h)) and both physical fluxes once; every
+// face flux then reads them from shared memory. The first step is computed on the tile plus a one-cell halo
+// (34x18, kept in shared memory), whose cells' fluxes are recomputed in place, and the second step on the
+// tile itself. Each thread handles several cells of the staged region per phase. An odd step count starts
+// with a one-step launch of the same kernel.
 #define TX 32
 #define TY 16
 #define RW (TX + 4)
