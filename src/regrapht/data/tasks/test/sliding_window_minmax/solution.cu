@@ -26,16 +26,21 @@ __global__ void window_vhgw(int n, int win, int tiles_per_row, const float* __re
         pre_hi[p] = suf_hi[p] = inside ? v : -INFINITY;
     }
     __syncthreads();
+    // four independent running extrema per segment (prefix/suffix x min/max), one thread each: the
+    // sequential chains are win long, and four times as many threads share them. Consecutive threads
+    // take the same kind, so a warp runs one or two of the four loops, not all four.
     int segments = (span + win - 1) / win;
-    for (int s = threadIdx.x; s < segments; s += THREADS) {
-        int a = s * win, b = min(a + win, span);
-        for (int p = a + 1; p < b; ++p) {
-            pre_lo[p] = fminf(pre_lo[p - 1], pre_lo[p]);
-            pre_hi[p] = fmaxf(pre_hi[p - 1], pre_hi[p]);
-        }
-        for (int p = b - 2; p >= a; --p) {
-            suf_lo[p] = fminf(suf_lo[p + 1], suf_lo[p]);
-            suf_hi[p] = fmaxf(suf_hi[p + 1], suf_hi[p]);
+    for (int s = threadIdx.x; s < 4 * segments; s += THREADS) {
+        int kind = s / segments, seg = s % segments;
+        int a = seg * win, b = min(a + win, span);
+        if (kind == 0) {
+            for (int p = a + 1; p < b; ++p) pre_lo[p] = fminf(pre_lo[p - 1], pre_lo[p]);
+        } else if (kind == 1) {
+            for (int p = a + 1; p < b; ++p) pre_hi[p] = fmaxf(pre_hi[p - 1], pre_hi[p]);
+        } else if (kind == 2) {
+            for (int p = b - 2; p >= a; --p) suf_lo[p] = fminf(suf_lo[p + 1], suf_lo[p]);
+        } else {
+            for (int p = b - 2; p >= a; --p) suf_hi[p] = fmaxf(suf_hi[p + 1], suf_hi[p]);
         }
     }
     __syncthreads();
