@@ -62,9 +62,9 @@ def completions(
     if opening is None:
         raise SystemExit(f"{task.id}: cannot find the body of {task.function} to make a wrong variant")
     wrong = source[: opening.end()] + " return; " + source[opening.end() :]
-    # the body's first statement loses its semicolon (the file's first one may sit in a comment)
-    body = source.index(";", opening.end())
-    broken = source[:body] + source[body + 1 :]
+    # a statement that cannot parse, first in the body (dropping a semicolon was not always an error:
+    # the file's first may sit in a comment, and some statements survive without theirs)
+    broken = source[: opening.end()] + " int not_valid = ; " + source[opening.end() :]
     variants = [("correct", source), ("wrong", wrong), ("compile_error", broken)]
     # Interleaved so that any group size keeps the mix's proportions as nearly as it can.
     kinds = [variants[k] for _, k in sorted(((j + 0.5) / m, k) for k, m in enumerate(mix) for j in range(m))]
