@@ -8,7 +8,7 @@
 
 __global__ void __launch_bounds__(BAND_ROWS) band_slab(int n, int kl, int ku, const double* __restrict__ ab,
                                                       const double* __restrict__ x, double* __restrict__ y) {
-    extern __shared__ double slab[];
+    extern __shared__ __align__(16) double slab[];  // 16-byte aligned for the paired copy
     const int w = kl + ku + 1;
     const int row0 = blockIdx.x * BAND_ROWS;
     const int rows = min(BAND_ROWS, n - row0);
@@ -17,6 +17,7 @@ __global__ void __launch_bounds__(BAND_ROWS) band_slab(int n, int kl, int ku, co
     // row0 * w is even (BAND_ROWS is), so the slab starts on a 16-byte boundary
     const double2* src = reinterpret_cast<const double2*>(ab + base);
     double2* dst = reinterpret_cast<double2*>(slab);
+#pragma unroll 4
     for (int e = threadIdx.x; e < count / 2; e += BAND_ROWS) dst[e] = src[e];
     if ((count & 1) && threadIdx.x == 0) slab[count - 1] = ab[base + count - 1];
     __syncthreads();
