@@ -11,15 +11,15 @@
 // bank conflicts); the inverse is scattered into the same tile and written out coalesced.
 #define GJ_WARPS 4
 #define MAXN 32
-#define PITCH 33
+#define PITCH (MAXN + 1)
 
 __global__ void __launch_bounds__(GJ_WARPS * 32) gauss_jordan_warp(int batch, int n, const double* __restrict__ A,
                                                                   double* __restrict__ Ainv) {
-    __shared__ double tiles[GJ_WARPS][MAXN * PITCH];
+    __shared__ double tiles[GJ_WARPS][MAXN][MAXN + 1];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int k = blockIdx.x * GJ_WARPS + warp;
     if (k >= batch) return;  // whole warps leave together: only __syncwarp below
-    double* tile = tiles[warp];
+    double* tile = &tiles[warp][0][0];
     const long long o = (long long)k * n * n;
     const int nn = n * n;
     for (int e = lane; e < nn; e += 32) {

@@ -9,17 +9,17 @@
 // is a shuffle reduction, and the eigenvalues are sorted by ranks computed with shuffles.
 #define JW 4
 #define MAXN 32
-#define PITCH 33
+#define PITCH (MAXN + 1)
 
 __global__ void __launch_bounds__(JW * 32) jacobi_warp(int batch, int n, const double* __restrict__ A,
                                                       double* __restrict__ w) {
-    __shared__ double mats[JW][MAXN * PITCH];
+    __shared__ double mats[JW][MAXN][MAXN + 1];
     __shared__ double rot_c[JW][MAXN / 2], rot_s[JW][MAXN / 2];
     __shared__ int rot_p[JW][MAXN / 2], rot_q[JW][MAXN / 2];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int k = blockIdx.x * JW + warp;
     if (k >= batch) return;  // whole warps leave together: only __syncwarp below
-    double* a = mats[warp];
+    double* a = &mats[warp][0][0];
     const long long o = (long long)k * n * n;
     const int nn = n * n;
     double frob2 = 0.0;

@@ -9,7 +9,8 @@
 // a warp per row sum), and the scaled transpose goes through a shared-memory tile.
 #define BT 32
 #define BK 32
-#define PITCH (BK + 4)
+#define PAD 4
+#define PITCH (BK + PAD)  // = BT + PAD: both operand tiles share the pitch
 #define GT 128
 #define LOADS (BT * BK / GT)
 
@@ -23,8 +24,8 @@ __device__ __forceinline__ void dmma(double& c0, double& c1, double a, double b)
 template <bool TWO_MINUS>
 __global__ void __launch_bounds__(GT) gemm_dmma(int n, const double* __restrict__ P, const double* __restrict__ Q,
                                                double* __restrict__ C) {
-    __shared__ __align__(16) double Ps[2][BT * PITCH];  // Ps[m][k]
-    __shared__ __align__(16) double Qs[2][BK * PITCH];  // Qs[k][j]
+    __shared__ __align__(16) double Ps[2][BT][BK + PAD];  // Ps[m][k]
+    __shared__ __align__(16) double Qs[2][BK][BT + PAD];  // Qs[k][j]
     const int i0 = blockIdx.y * BT, j0 = blockIdx.x * BT;
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
     const int wm = (warp >> 1) * 16, wn = (warp & 1) * 16;
@@ -46,13 +47,13 @@ __global__ void __launch_bounds__(GT) gemm_dmma(int n, const double* __restrict_
 #pragma unroll
         for (int u = 0; u < LOADS; ++u) {
             const int e = tid + u * GT, r = e / BK, c = e % BK;
-            Ps[buf][r * PITCH + c] = rp[u];
-            Qs[buf][r * PITCH + c] = rq[u];
+            Ps[buf][r][c] = rp[u];
+            Qs[buf][r][c] = rq[u];
         }
         __syncthreads();  // two buffers: the step before last is done with this one
         if (s + 1 < steps) fetch((s + 1) * BK);
-        const double* ps = Ps[buf];
-        const double* qs = Qs[buf];
+        const double* ps = &Ps[buf][0][0];
+        const double* qs = &Qs[buf][0][0];
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 4) {
             double a[2], b[2];

@@ -9,7 +9,8 @@
 // and C[j][i]; a diagonal tile writes only its own lower half, so no address is written twice.
 #define BM 64
 #define BK 16
-#define PITCH (BK + 4)
+#define PAD 4
+#define PITCH (BK + PAD)
 #define THREADS 128
 #define LOADS (BM * BK / THREADS)  // 8 elements of each operand per thread and k-step
 
@@ -20,8 +21,8 @@ __device__ __forceinline__ void dmma(double& c0, double& c1, double a, double b)
 }
 
 __global__ void __launch_bounds__(THREADS) gram_dmma(int n, int k, const double* __restrict__ A, double* __restrict__ C) {
-    __shared__ __align__(16) double As[2][BM * PITCH];
-    __shared__ __align__(16) double Bs[2][BM * PITCH];
+    __shared__ __align__(16) double As[2][BM][BK + PAD];
+    __shared__ __align__(16) double Bs[2][BM][BK + PAD];
     const long long t = blockIdx.x;
     int bi = (int)((sqrt(8.0 * (double)t + 1.0) - 1.0) * 0.5);
     while ((long long)(bi + 1) * (bi + 2) / 2 <= t) ++bi;
@@ -54,13 +55,13 @@ __global__ void __launch_bounds__(THREADS) gram_dmma(int n, int k, const double*
 #pragma unroll
         for (int u = 0; u < LOADS; ++u) {
             const int e = tid + u * THREADS, r = e / BK, c = e % BK;
-            As[buf][r * PITCH + c] = ra[u];
-            Bs[buf][r * PITCH + c] = rb[u];
+            As[buf][r][c] = ra[u];
+            Bs[buf][r][c] = rb[u];
         }
         __syncthreads();  // two buffers: the step before last is done with this one
         if (s + 1 < steps) fetch((s + 1) * BK);
-        const double* as = As[buf];
-        const double* bs = Bs[buf];
+        const double* as = &As[buf][0][0];
+        const double* bs = &Bs[buf][0][0];
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 4) {
             double a[4], b[4];
