@@ -63,10 +63,11 @@ class BackgroundMeter:
         wall = time.monotonic() - self.started
         if wall < min_window_s:
             time.sleep(min_window_s - wall)
-            wall = min_window_s
         busy = busy_ticks()
+        wall = time.monotonic() - self.started  # the window the ticks were counted over (a sleep overshoots)
         if None in (self.busy0, self.own0, busy, own) or wall <= 0:
             return None
         assert busy is not None and own is not None and self.busy0 is not None and self.own0 is not None
         others = (busy - self.busy0) - (own - self.own0)
-        return max(0.0, others / _clock_ticks() / wall)
+        # /proc counts whole ticks per core: a fully busy host can read a tick or two over its cores
+        return min(float(os.cpu_count() or 1), max(0.0, others / _clock_ticks() / wall))
