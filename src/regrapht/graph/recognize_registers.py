@@ -90,12 +90,15 @@ def register_cache(funcs: list[Any]) -> list[tuple[int, str]]:
                     and _text(e.children[1]) == "="
                     and e.child_by_field_name("left").type == "identifier"
                 ]
+                relays = {lhs for lhs, rhs, _ in copies if rhs in scalars}  # t of t = a; a = b; b = t
                 for i, (older, newer, e) in enumerate(copies):
                     if (
                         older in scalars
                         and newer in scalars
                         and not {older, newer} & declared_inside
-                        and any(lhs == newer and rhs != older for lhs, rhs, _ in copies[i + 1 :])
+                        and any(
+                            lhs == newer and rhs != older and rhs not in relays for lhs, rhs, _ in copies[i + 1 :]
+                        )
                         and not any(rhs == older for _, rhs, _ in copies[i + 1 :])
                         and {older, newer} & shuffled
                     ):
