@@ -203,6 +203,16 @@ __global__ void dp(int n, int width, const float* x, float* out) {
     assert "register_tiling" not in found(naive_dp)
     unrolled = naive_dp.replace("k < width", "k < MAX_WIDTH")
     assert "register_tiling" in found(unrolled)
+    # an upper-case name is no constant when it is a parameter: acc[k] over k < K is in local memory
+    by_param = """
+__global__ void k(int K, const float* x, float* out) {
+    float acc[8];
+    for (int k = 0; k < K; ++k) acc[k] += x[k];
+    out[threadIdx.x] = acc[0];
+}
+"""
+    assert "register_tiling" not in found(by_param)
+    assert "register_tiling" in found(by_param.replace("k < K", "k < 8"))
 
 
 STRIP = """

@@ -11,8 +11,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from regrapht.graph.recognize_memory import is_constant_expr
-
 
 def _text(node: Any) -> str:
     return node.text.decode("utf-8", "replace")
@@ -52,7 +50,7 @@ def runtime_indexed(access: Any, consts: dict[str, str | None]) -> bool:
                 and bound
                 and bound.group(1) == var.group(1)
                 and re.search(rf"\b{re.escape(var.group(1))}\b", index)
-                and not is_constant_expr(bound.group(2), consts)
+                and not all(n in consts for n in re.findall(r"[A-Za-z_]\w*", bound.group(2)))
             ):
                 return True
         p = p.parent
