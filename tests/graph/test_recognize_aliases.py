@@ -60,6 +60,33 @@ __global__ void gather(const int* __restrict__ starts, const float* data, float*
     assert "shared_memory_tiling" not in rec.methods
 
 
+def test_a_block_sum_through_a_helper_scratch_is_no_tile() -> None:
+    """The warps' partial sums go through shared memory and every thread reads all of them, but they
+    are values computed in registers, not data staged from memory: a reduction, not a tile."""
+    src = """
+constexpr int kWarps = 8;
+__device__ float block_sum(float v, float* scratch) {
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
+    __syncthreads();
+    float r = 0.0f;
+    for (int w = 0; w < kWarps; ++w) r += scratch[w];
+    return r;
+}
+__global__ void norm(int cols, const float* __restrict__ x, float* y) {
+    __shared__ float red[kWarps];
+    float s = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += 256) s += x[c];
+    const float mu = block_sum(s, red) / cols;
+    for (int c = threadIdx.x; c < cols; c += 256) y[c] = x[c] - mu;
+}
+"""
+    assert "shared_memory_tiling" not in found(src)
+    staged = src.replace("scratch[threadIdx.x >> 5] = v;", "scratch[threadIdx.x >> 5] = __ldg(&x_in[threadIdx.x]);")
+    staged = staged.replace("float* scratch)", "float* scratch, const float* x_in)").replace("block_sum(s, red)", "block_sum(s, red, x)")
+    assert "shared_memory_tiling" in found(staged)
+
+
 WMMA_TILED = """
 #include <mma.h>
 using namespace nvcuda;

@@ -460,6 +460,21 @@ def shared_tiles(flow: SharedFlow, nodes: list[Any], skip: Iterable[Any] = ()) -
     halving loops) do not count as reuse."""
     skip = list(skip)
     copy_params = async_copy_params(flow)
+    defs: dict[int, dict[str, list[Any]]] = {}
+
+    def defs_of(f: Any) -> dict[str, list[Any]]:
+        if f is None:
+            return {}
+        if f.id not in defs:
+            table: dict[str, list[Any]] = {}
+            for d in _descendants(f, "init_declarator", "assignment_expression"):
+                name = d.child_by_field_name("declarator" if d.type == "init_declarator" else "left")
+                value = d.child_by_field_name("value" if d.type == "init_declarator" else "right")
+                if name is not None and value is not None and name.type == "identifier":
+                    table.setdefault(_text(name), []).append(value)
+            defs[f.id] = table
+        return defs[f.id]
+
     staged: set[str] = set()
     reads: dict[str, list[tuple[int, bool, str]]] = {}
 
@@ -478,10 +493,7 @@ def shared_tiles(flow: SharedFlow, nodes: list[Any], skip: Iterable[Any] = ()) -
             roots = flow.access_roots(left, al) if left.type != "identifier" else set()
             if not roots:
                 continue
-            subs = [s for s in _walk(right) if s.type == "subscript_expression"]
-            constant = not re.search(r"[A-Za-z_]", _text(right))
-            from_shared = bool(subs) and all(flow.access_roots(s, al) for s in subs)
-            if not constant and not from_shared:
+            if _reads_memory(right, flow, al, defs_of(flow.function_of(n))):
                 staged |= roots
         elif n.type == "call_expression":
             fn, args = n.child_by_field_name("function"), n.child_by_field_name("arguments")
@@ -510,6 +522,34 @@ def shared_tiles(flow: SharedFlow, nodes: list[Any], skip: Iterable[Any] = ()) -
         if in_loop or len({index for _, _, index in got}) >= 2:
             out[root] = sorted(set(in_loop or [line for line, _, _ in got]))
     return out
+
+
+_LOADS = re.compile(r"__ld\w*|tex\w*D\w*")
+
+
+def _reads_memory(value: Any, flow: SharedFlow, aliases: dict[str, set[str]], defs: dict[str, list[Any]]) -> bool:
+    """True when a value stored into shared memory comes from memory outside it: an element or a
+    dereference of another array, an `__ldg`-style load, or a local variable defined from one. A value
+    computed in registers (a warp's partial sum, a twiddle from sincos) is not staged data."""
+
+    def direct(v: Any) -> bool:
+        for n in _walk(v):
+            if n.type == "subscript_expression" and not flow.access_roots(n, aliases):
+                return True
+            if n.type == "pointer_expression" and _text(n)[:1] == "*" and not flow.bases(n, aliases):
+                arg = n.child_by_field_name("argument")
+                if arg is not None and not flow.bases(arg, aliases):
+                    return True
+            if n.type == "call_expression":
+                fn = n.child_by_field_name("function")
+                if fn is not None and _LOADS.fullmatch(_text(fn)):
+                    return True
+        return False
+
+    if direct(value):
+        return True
+    names = {_text(n) for n in _walk(value) if n.type == "identifier"}
+    return any(direct(v) for name in names for v in defs.get(name, ()) if v is not value)
 
 
 def _is_store(access: Any) -> bool:
