@@ -60,6 +60,24 @@ __global__ void gather(const int* __restrict__ starts, const float* data, float*
     assert "shared_memory_tiling" not in rec.methods
 
 
+def test_a_pointer_to_a_warps_rows_of_a_3d_tile_is_followed() -> None:
+    src = """
+__global__ void transpose_walk(int n, const float* __restrict__ x, float* y) {
+    __shared__ float tile[4][32][33];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    float (*t)[33] = tile[warp];
+    for (int r = 0; r < 32; ++r) t[r][lane] = __ldg(x + r * n + lane);
+    __syncwarp();
+    float acc = 0.0f;
+    for (int s = 0; s < 32; ++s) acc += t[lane][s];
+    y[lane] = acc;
+}
+"""
+    assert "shared_memory_tiling" in found(src)
+    once = src.replace("for (int s = 0; s < 32; ++s) acc += t[lane][s];", "acc = t[lane][0];")
+    assert "shared_memory_tiling" not in found(once)
+
+
 def test_a_block_sum_through_a_helper_scratch_is_no_tile() -> None:
     """The warps' partial sums go through shared memory and every thread reads all of them, but they
     are values computed in registers, not data staged from memory: a reduction, not a tile."""

@@ -198,6 +198,11 @@ def padded_pitch(dims: list[str], consts: dict[str, str | None]) -> str:
     return ""
 
 
+# `float (*rows)[33] = tile[warp];` declares a pointer to rows; the grammar reads it as an assignment
+# to a subscripted call, so the declared name is taken from the text.
+_ROW_POINTER = re.compile(r"\w+\s*\(\s*\*\s*(\w+)\s*\)\s*\[[^\]]*\]")
+
+
 class SharedFlow:
     """Which names point into shared memory, per function, and which `__shared__` declaration each
     reaches (a root: "line:name"). Aliases flow through pointer and reference declarations and
@@ -268,6 +273,8 @@ class SharedFlow:
                 left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
                 if left is not None and right is not None and left.type == "identifier" and left.text:
                     grew |= self._add(mine, _text(left), self.bases(right, mine))
+                elif left is not None and right is not None and (m := _ROW_POINTER.fullmatch(_text(left))):
+                    grew |= self._add(mine, m.group(1), self.bases(right, mine))
             changed |= grew
             if not grew:
                 break
