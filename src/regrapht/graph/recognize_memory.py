@@ -520,7 +520,7 @@ def shared_tiles(flow: SharedFlow, nodes: list[Any], skip: Iterable[Any] = ()) -
             al = flow.aliases_at(n)
             roots = flow.access_roots(n, al)
             address_only = n.parent is not None and n.parent.type == "pointer_expression" and _text(n.parent)[:1] == "&"
-            if roots and not _is_store(n) and not address_only:
+            if roots and not _is_store(n) and not address_only and not _names_a_row(n):
                 note_read(roots, n, _text(n))
     out: dict[str, list[int]] = {}
     for root in sorted(staged):
@@ -557,6 +557,18 @@ def _reads_memory(value: Any, flow: SharedFlow, aliases: dict[str, set[str]], de
         return True
     names = {_text(n) for n in _walk(value) if n.type == "identifier"}
     return any(direct(v) for name in names for v in defs.get(name, ()) if v is not value)
+
+
+def _names_a_row(access: Any) -> bool:
+    """`float* row = tile[w]` and `float (*t)[33] = tile[w]` take an address, they read nothing."""
+    p = access.parent
+    if p is not None and p.type == "init_declarator":
+        core = p.child_by_field_name("declarator")
+        return core is not None and core.type in ("pointer_declarator", "reference_declarator")
+    if p is not None and p.type == "assignment_expression":
+        left = p.child_by_field_name("left")
+        return left is not None and left.id != access.id and bool(_ROW_POINTER.fullmatch(_text(left)))
+    return False
 
 
 def _is_store(access: Any) -> bool:
