@@ -382,3 +382,31 @@ def test_one_grid_sync_between_two_phases_or_an_unsized_grid_is_not_persistent()
     assert "persistent_kernel" not in found(one_sync)
     unsized = PERSISTENT.replace("cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);", "sms = 64;")
     assert "persistent_kernel" not in found(unsized)
+
+
+BLOCK_TILES = """
+__global__ void tiles_kernel(int tiles, const float* __restrict__ x, float* y) {
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) y[tile * 256 + threadIdx.x] = 2.0f * x[tile * 256 + threadIdx.x];
+}
+void run(int tiles, const float* x, float* y) {
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    tiles_kernel<<<2 * sms, 256>>>(tiles, x, y);
+}
+"""
+
+
+def test_blocks_looping_over_tiles_in_a_grid_sized_by_the_sms_are_persistent() -> None:
+    assert "persistent_kernel" in found(BLOCK_TILES)
+    declared_before = BLOCK_TILES.replace("for (int tile = blockIdx.x;", "int tile = blockIdx.x;\n    for (;")
+    assert "persistent_kernel" in found(declared_before)
+
+
+def test_a_tile_loop_in_a_data_sized_grid_or_a_thread_grid_stride_loop_is_not_persistent() -> None:
+    data_sized = BLOCK_TILES.replace("cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);", "sms = tiles;")
+    assert "persistent_kernel" not in found(data_sized)
+    thread_stride = BLOCK_TILES.replace(
+        "int tile = blockIdx.x; tile < tiles; tile += gridDim.x", "int tile = blockIdx.x * blockDim.x + threadIdx.x; tile < tiles; tile += gridDim.x * blockDim.x"
+    )
+    got = found(thread_stride)
+    assert "grid_stride_loop" in got and "persistent_kernel" not in got

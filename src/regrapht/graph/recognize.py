@@ -614,10 +614,23 @@ class _Analysis:
                 ):
                     self.add("persistent_kernel", lp.start_point[0] + 1, "loop of phases in one grid, grid.sync() between")
                     break
+            from_block = {  # variables that start at the block's index: int tile = blockIdx.x
+                m.group(1)
+                for d in _descendants(k, "init_declarator", "assignment_expression")
+                if (m := _FROM_BLOCK.fullmatch(_text(d).strip()))
+            }
+            for lp in _descendants(k, "for_statement"):  # blocks walk the tiles: tile = blockIdx.x; ...; += gridDim.x
+                step = lp.child_by_field_name("update")
+                stride = _BY_GRID.fullmatch(_text(step).strip()) if step is not None else None
+                if stride and stride.group(1) in from_block:
+                    self.add("persistent_kernel", lp.start_point[0] + 1, "each block loops over tiles, striding by the grid")
+                    break
         if sm_count and "persistent_kernel" in self.found:
             self.add("persistent_kernel", sm_count[0].line, "grid sized by the SM count")
 
 
+_FROM_BLOCK = re.compile(r"(\w+)\s*=\s*(?:\(\w+(?:\s+\w+)*\)\s*|static_cast<[\w\s]+>\()?blockIdx\.x\)?")
+_BY_GRID = re.compile(r"(\w+)\s*\+=\s*(?:\(\w+(?:\s+\w+)*\)\s*|static_cast<[\w\s]+>\()?gridDim\.x\)?")
 _WIDE_CP_ASYNC = re.compile(r"cp\.async\.c[ag]\.shared\.global\S*\s*\[[^\]]*\]\s*,\s*\[[^\]]*\]\s*,\s*(8|16)\b")
 
 
