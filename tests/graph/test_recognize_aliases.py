@@ -410,3 +410,32 @@ def test_a_tile_loop_in_a_data_sized_grid_or_a_thread_grid_stride_loop_is_not_pe
     )
     got = found(thread_stride)
     assert "grid_stride_loop" in got and "persistent_kernel" not in got
+
+
+def test_a_sliding_window_of_loads_in_registers_is_a_register_queue() -> None:
+    march = """
+__global__ void march(int nz, long long sz, const float* __restrict__ u, float* d) {
+    long long p = blockIdx.x * blockDim.x + threadIdx.x;
+    float below = u[p], here = u[p + sz];
+    for (int k = 1; k < nz - 1; ++k, p += sz) {
+        float above = u[p + 2 * sz];
+        d[p + sz] = above - 2.0f * here + below;
+        below = here;
+        here = above;
+    }
+}
+"""
+    assert "register_tiling" in found(march)
+    clenshaw = """
+__global__ void cheb(int n, const float* __restrict__ c, const float* x, float* y) {
+    const float t = x[threadIdx.x];
+    float b1 = 0.0f, b2 = 0.0f;
+    for (int k = n - 1; k > 0; --k) {
+        float b0 = 2.0f * t * b1 - b2 + c[k];
+        b2 = b1;
+        b1 = b0;
+    }
+    y[threadIdx.x] = t * b1 - b2 + c[0];
+}
+"""
+    assert "register_tiling" not in found(clenshaw)  # a recurrence of computed terms, not loads

@@ -57,9 +57,10 @@ def runtime_indexed(access: Any, consts: dict[str, str | None]) -> bool:
     return False
 
 def register_cache(funcs: list[Any]) -> list[tuple[int, str]]:
-    """Loop-carried state in named registers that rotate (`p2 = p1; p1 = v;`) and move between the
-    lanes of a warp by shuffles: a warp's register cache of a wavefront or sliding window. A plain
-    recurrence rotates too but exchanges nothing; a swap closes its cycle (`b = t`)."""
+    """Loop-carried state in named registers that rotate (`p2 = p1; p1 = v;`) and either move between
+    the lanes of a warp by shuffles (a warp's register cache of a wavefront) or take in a freshly loaded
+    value each step (a sliding window of loads, each reused several times: a register queue). A plain
+    recurrence rotates computed values and exchanges nothing; a swap closes its cycle (`b = t`)."""
     found: list[tuple[int, str]] = []
     for f in funcs:
         scalars = {
@@ -89,16 +90,43 @@ def register_cache(funcs: list[Any]) -> list[tuple[int, str]]:
                     and e.child_by_field_name("left").type == "identifier"
                 ]
                 relays = {lhs for lhs, rhs, _ in copies if rhs in scalars}  # t of t = a; a = b; b = t
+                loads = {
+                    _text(d.child_by_field_name("declarator"))
+                    for d in _descendants(loop, "init_declarator")
+                    if d.child_by_field_name("value") is not None and _pure_load(d.child_by_field_name("value"))
+                }
                 for i, (older, newer, e) in enumerate(copies):
-                    if (
-                        older in scalars
-                        and newer in scalars
-                        and not {older, newer} & declared_inside
-                        and any(
-                            lhs == newer and rhs != older and rhs not in relays for lhs, rhs, _ in copies[i + 1 :]
-                        )
-                        and not any(rhs == older for _, rhs, _ in copies[i + 1 :])
-                        and {older, newer} & shuffled
-                    ):
-                        found.append((e.start_point[0] + 1, f"registers {older} <- {newer} rotate and are shuffled"))
+                    if not (older in scalars and newer in scalars and not {older, newer} & declared_inside):
+                        continue
+                    if any(rhs == older for _, rhs, _ in copies[i + 1 :]):
+                        continue
+                    fresh = [
+                        (rhs, c) for lhs, rhs, c in copies[i + 1 :] if lhs == newer and rhs != older and rhs not in relays
+                    ]
+                    if not fresh:
+                        continue
+                    line = e.start_point[0] + 1
+                    if {older, newer} & shuffled:
+                        found.append((line, f"registers {older} <- {newer} rotate and are shuffled"))
+                    elif any(rhs in loads or _pure_load(c.child_by_field_name("right")) for rhs, c in fresh):
+                        found.append((line, f"loaded values slide through registers {older} <- {newer}"))
     return found
+
+
+def _pure_load(value: Any) -> bool:
+    """A value that is only a load from memory (`u[p + sz]`, `__ldg(q)`, `edge ? 0.0f : u[p]`), not a
+    value computed from one: the newest entry of a sliding window of loads, not a recurrence's term."""
+    t = value.type
+    if t == "subscript_expression":
+        return True
+    if t == "call_expression":
+        fn = value.child_by_field_name("function")
+        return fn is not None and bool(re.fullmatch(r"__ld\w+", _text(fn)))
+    if t == "parenthesized_expression" and value.named_children:
+        return _pure_load(value.named_children[0])
+    if t == "conditional_expression":
+        arms = [value.child_by_field_name("consequence"), value.child_by_field_name("alternative")]
+        if any(a is None for a in arms):
+            return False
+        return all(_pure_load(a) or a.type == "number_literal" for a in arms) and any(_pure_load(a) for a in arms)
+    return False
