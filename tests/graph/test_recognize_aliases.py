@@ -439,3 +439,14 @@ __global__ void cheb(int n, const float* __restrict__ c, const float* x, float* 
 }
 """
     assert "register_tiling" not in found(clenshaw)  # a recurrence of computed terms, not loads
+
+
+def test_sixteen_byte_unsigned_long_long_pairs_are_vectorized() -> None:
+    src = """
+__global__ void xor_pairs(const ulonglong2* a, unsigned long long* out) {
+    const ulonglong2 v = a[threadIdx.x];
+    out[threadIdx.x] = v.x ^ v.y;
+}
+"""
+    assert "vectorized_access" in found(src)
+    assert "vectorized_access" not in found(src.replace("ulonglong2", "unsigned long long").replace("v.x ^ v.y", "v"))
