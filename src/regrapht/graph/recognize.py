@@ -25,15 +25,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from regrapht.graph.recognize_memory import (
-    SharedFlow,
-    constants,
-    is_constant_expr,
-    padded_pitch,
-    shared_struct_fields,
-    shared_tiles,
-)
+from regrapht.graph.recognize_memory import SharedFlow, constants, is_constant_expr, padded_pitch
 from regrapht.graph.recognize_registers import register_cache, runtime_indexed
+from regrapht.graph.recognize_tiles import shared_struct_fields, shared_tiles
 from regrapht.graph.taxonomy import Taxonomy, default_taxonomy
 
 MAX_EVIDENCE = 6
