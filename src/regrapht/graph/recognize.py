@@ -10,7 +10,9 @@ The source is parsed with tree-sitter's CUDA grammar. Two kinds of signals are u
   kernels, grid-stride loops, halving tree reductions, shared-memory tiles that are staged from global
   memory and reused, padded or swizzled shared arrays, register accumulator arrays, privatized and
   warp-aggregated atomics, `const __restrict__` kernel parameters, `__launch_bounds__`,
-  `__cluster_dims__`, persistent work loops.
+  `__cluster_dims__`, persistent work loops. Shared memory is followed through its aliases and
+  compile-time constants are resolved (recognize_memory.py, recognize_tiles.py); register-resident
+  arrays and registers are judged in recognize_registers.py.
 
 Methods with no static signal (memory coalescing, kernel fusion, algorithmic change, ...) are never
 reported; `unrecognizable()` lists them. Without tree-sitter, a regex tokenizer stands in for the
@@ -26,7 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from regrapht.graph.recognize_memory import SharedFlow, constants, is_constant_expr, padded_pitch
-from regrapht.graph.recognize_registers import register_cache, runtime_indexed
+from regrapht.graph.recognize_registers import register_arrays, register_cache, runtime_indexed
 from regrapht.graph.recognize_tiles import shared_struct_fields, shared_tiles
 from regrapht.graph.taxonomy import Taxonomy, default_taxonomy
 
@@ -493,38 +495,8 @@ class _Analysis:
                     name = _base_name(left)
                     self.add("register_tiling", locals_[name], f"per-thread accumulator array {name}")
                     self.add("register_tiling", a.start_point[0] + 1, f"accumulates into {name} in a loop")
-            for a in _descendants(f, "assignment_expression"):  # h[k] = g(h[k], ...) carried by an outer loop
-                left = a.child_by_field_name("left")
-                if left is None or left.type != "subscript_expression" or _base_name(left) not in locals_:
-                    continue
-                inner = _enclosing(a, "for_statement")
-                if (
-                    _text(a.children[1]) == "="
-                    and inner is not None
-                    and _enclosing(inner, "for_statement", "while_statement", "do_statement") is not None
-                    and not runtime_indexed(left, self.consts)
-                    and any(
-                        _text(r) == _text(left) and r.id != left.id and not _is_write_target(r)
-                        for r in _descendants(inner, "subscript_expression")
-                    )
-                ):
-                    name = _base_name(left)
-                    self.add("register_tiling", locals_[name], f"per-thread state array {name} in registers")
-                    self.add("register_tiling", a.start_point[0] + 1, f"updates {name} in place in an unrolled loop")
-            for c in _descendants(f, "call_expression"):  # wmma::mma_sync(acc[i][j], a, b, acc[i][j])
-                fn, args = c.child_by_field_name("function"), c.child_by_field_name("arguments")
-                first = args.named_children[0] if args is not None and args.named_children else None
-                if (
-                    fn is not None
-                    and _text(fn).split("::")[-1] == "mma_sync"
-                    and first is not None
-                    and first.type == "subscript_expression"
-                    and _base_name(first) in locals_
-                    and _inside(c, ("for_statement",))
-                ):
-                    name = _base_name(first)
-                    self.add("register_tiling", locals_[name], f"array of accumulator fragments {name}")
-                    self.add("register_tiling", c.start_point[0] + 1, f"accumulates into {name} in a loop")
+            for line, why in register_arrays(f, locals_, consts=self.consts):
+                self.add("register_tiling", line, why)
         for line, why in register_cache(funcs):
             self.add("register_tiling", line, why)
 
@@ -662,16 +634,6 @@ def _inside(node: Any, types: Iterable[str]) -> bool:
             return False
         p = p.parent
     return False
-
-
-def _enclosing(node: Any, *types: str) -> Any | None:
-    """The nearest ancestor of one of `types` inside the same function, or None."""
-    p = node.parent
-    while p is not None and p.type != "function_definition":
-        if p.type in types:
-            return p
-        p = p.parent
-    return None
 
 
 def _contains(outer: Any, inner: Any) -> bool:

@@ -130,3 +130,72 @@ def _pure_load(value: Any) -> bool:
             return False
         return all(_pure_load(a) or a.type == "number_literal" for a in arms) and any(_pure_load(a) for a in arms)
     return False
+
+
+def register_arrays(f: Any, locals_: dict[str, int], consts: dict[str, str | None]) -> list[tuple[int, str]]:
+    """(line, why) of the constant-size local arrays of function `f` (name -> declaration line) that
+    hold register tiles beyond plain accumulation: per-thread state updated in place by an unrolled
+    loop that an outer loop repeats (`h[k] = g(h[k], ...)`, a DP strip), and arrays of tensor-core
+    accumulator fragments (`wmma::mma_sync(acc[i][j], a, b, acc[i][j])`, each loaded operand reused)."""
+    found: list[tuple[int, str]] = []
+    for a in _descendants(f, "assignment_expression"):
+        left = a.child_by_field_name("left")
+        if left is None or left.type != "subscript_expression" or _base_name(left) not in locals_:
+            continue
+        inner = _enclosing(a, "for_statement")
+        if (
+            _text(a.children[1]) == "="
+            and inner is not None
+            and _enclosing(inner, "for_statement", "while_statement", "do_statement") is not None
+            and not runtime_indexed(left, consts)
+            and any(
+                _text(r) == _text(left) and r.id != left.id and not _is_write_target(r)
+                for r in _descendants(inner, "subscript_expression")
+            )
+        ):
+            name = _base_name(left)
+            found.append((locals_[name], f"per-thread state array {name} in registers"))
+            found.append((a.start_point[0] + 1, f"updates {name} in place in an unrolled loop"))
+    for c in _descendants(f, "call_expression"):
+        fn, args = c.child_by_field_name("function"), c.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        if (
+            fn is not None
+            and _text(fn).split("::")[-1] == "mma_sync"
+            and first is not None
+            and first.type == "subscript_expression"
+            and _base_name(first) in locals_
+            and _enclosing(c, "for_statement") is not None
+        ):
+            name = _base_name(first)
+            found.append((locals_[name], f"array of accumulator fragments {name}"))
+            found.append((c.start_point[0] + 1, f"accumulates into {name} in a loop"))
+    return found
+
+
+def _base_name(sub: Any) -> str:
+    n = sub
+    while n is not None and n.type == "subscript_expression":
+        n = n.child_by_field_name("argument")
+    return _text(n) if n is not None and n.type == "identifier" else ""
+
+
+def _enclosing(node: Any, *types: str) -> Any | None:
+    """The nearest ancestor of one of `types` inside the same function, or None."""
+    p = node.parent
+    while p is not None and p.type != "function_definition":
+        if p.type in types:
+            return p
+        p = p.parent
+    return None
+
+
+def _is_write_target(sub: Any) -> bool:
+    """True if this subscript is (part of) the left side of a plain assignment."""
+    n, p = sub, sub.parent
+    while p is not None and p.type == "subscript_expression":
+        n, p = p, p.parent
+    if p is None or p.type != "assignment_expression" or _text(p.children[1]) != "=":
+        return False
+    left = p.child_by_field_name("left")
+    return left is not None and left.id == n.id
