@@ -10,7 +10,9 @@ The source is parsed with tree-sitter's CUDA grammar. Two kinds of signals are u
   kernels, grid-stride loops, halving tree reductions, shared-memory tiles that are staged from global
   memory and reused, padded or swizzled shared arrays, register accumulator arrays, privatized and
   warp-aggregated atomics, `const __restrict__` kernel parameters, `__launch_bounds__`,
-  `__cluster_dims__`, persistent work loops.
+  `__cluster_dims__`, persistent work loops. Shared memory is followed through its aliases and
+  compile-time constants are resolved (recognize_memory.py, recognize_tiles.py); register-resident
+  arrays and registers are judged in recognize_registers.py.
 
 Methods with no static signal (memory coalescing, kernel fusion, algorithmic change, ...) are never
 reported; `unrecognizable()` lists them. Without tree-sitter, a regex tokenizer stands in for the
@@ -25,6 +27,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from regrapht.graph.recognize_memory import SharedFlow, constants, is_constant_expr, padded_pitch
+from regrapht.graph.recognize_registers import register_arrays, register_cache, runtime_indexed
+from regrapht.graph.recognize_tiles import shared_struct_fields, shared_tiles
 from regrapht.graph.taxonomy import Taxonomy, default_taxonomy
 
 MAX_EVIDENCE = 6
@@ -151,8 +156,13 @@ _TOKEN_RE = re.compile(r"[A-Za-z_]\w*|::|\d[\w.]*|\S")
 _CLUSTER_DIMS_RE = re.compile(r"\b__cluster_dims__\s*\([^()]*\)")
 
 
+# `__align__(n)` on a shared declaration likewise hides the declaration from the grammar.
+_ALIGN_RE = re.compile(r"\b__align__\s*\([^()]*\)")
+
+
 def _blank_unknown_attributes(source: str) -> str:
-    return _CLUSTER_DIMS_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
+    blank = lambda m: re.sub(r"[^\n]", " ", m.group(0))  # noqa: E731
+    return _ALIGN_RE.sub(blank, _CLUSTER_DIMS_RE.sub(blank, source))
 
 
 def _regex_tokens(source: str) -> list[Token]:
@@ -275,6 +285,9 @@ class _Analysis:
         kernels = [
             f for f in self.of_type("function_definition") if any(c.type == "__global__" for c in f.children)
         ]
+        code = _COMMENT_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), self.source)
+        self.consts = constants(self.root, code)
+        self.flow = SharedFlow(self.nodes)
         for k in kernels:
             self.add("parallelize", k.start_point[0] + 1, "defines a __global__ kernel")
             for p in _descendants(k, "parameter_declaration"):
@@ -286,14 +299,15 @@ class _Analysis:
         for t in self.tokens:
             if t.text == "__launch_bounds__":
                 self.add("launch_config_tuning", t.line, "__launch_bounds__")
-        code = _COMMENT_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), self.source)
         for m in _CLUSTER_DIMS_RE.finditer(code):
             self.add("thread_block_clusters", code.count("\n", 0, m.start()) + 1, "__cluster_dims__ kernel attribute")
         self._grid_stride()
         self._shared()
+        self._shared_aliases()
         self._register_tiles(kernels)
         self._atomics()
         self._persistent(kernels)
+        self._wide_async_copies()
 
     def _grid_stride(self) -> None:
         stride_vars: set[str] = set()
@@ -424,12 +438,30 @@ class _Analysis:
                 for s in (in_loop or reads)[:2]:
                     self.add("shared_memory_tiling", s.start_point[0] + 1, f"reads the {name} tile")
 
+    def _shared_aliases(self) -> None:
+        """Tiles and padding that the shared array's own name does not show: reached through pointers,
+        references, struct fields and helpers' parameters (recognize_memory.SharedFlow)."""
+        halving = [lp for lp in self.of_type("for_statement", "while_statement") if self._is_halving_loop(lp)]
+        if any(t.text in ("__syncthreads", "__syncwarp", "sync", "barrier") for t in self.tokens):
+            for root, lines in shared_tiles(self.flow, self.nodes, halving).items():
+                name = root.split(":", 1)[1]
+                self.add("shared_memory_tiling", self.flow.root_line[root], f"__shared__ {name} staged and reused")
+                for line in lines[:2]:
+                    self.add("shared_memory_tiling", line, f"reads the {name} tile")
+        for root, dims in self.flow.dims.items():
+            if why := padded_pitch(dims, self.consts):
+                self.add("bank_conflict_avoidance", self.flow.root_line[root], f"padded shared array: {why}")
+        for line, dims in shared_struct_fields(self.root, self.flow.struct_types):
+            if why := padded_pitch(dims, self.consts):
+                self.add("bank_conflict_avoidance", line, f"padded tile of a struct in shared memory: {why}")
+
     def _register_tiles(self, kernels: list[Any]) -> None:
         funcs = kernels + [
             f for f in self.of_type("function_definition") if any(c.type == "__device__" for c in f.children)
         ]
         for f in funcs:
             locals_: dict[str, int] = {}
+            named_dims: set[str] = set()  # sized by a lower-case constant (kItems): held to true accumulation
             for d in _descendants(f, "declaration"):
                 txt = _text(d)
                 if any(q in txt.split("[")[0] for q in ("__shared__", "static", "extern", "__constant__")):
@@ -438,10 +470,13 @@ class _Analysis:
                     if ad.parent is not None and ad.parent.type == "array_declarator":
                         continue
                     dims = re.findall(r"\[([^\]]*)\]", _text(ad))
-                    if dims and all(re.fullmatch(r"\s*(\d+|[A-Z_][A-Z0-9_]*)\s*", x or "") for x in dims):
+                    old_form = all(re.fullmatch(r"\s*(\d+|[A-Z_][A-Z0-9_]*)\s*", x or "") for x in dims)
+                    if dims and (old_form or all(x.strip() and is_constant_expr(x, self.consts) for x in dims)):
                         name = re.match(r"\s*(\w+)", _text(ad))
                         if name:
                             locals_[name.group(1)] = ad.start_point[0] + 1
+                            if not old_form:
+                                named_dims.add(name.group(1))
             if not locals_:
                 continue
             for a in _descendants(f, "assignment_expression"):
@@ -454,10 +489,16 @@ class _Analysis:
                     and _base_name(left) in locals_
                     and _inside(a, ("for_statement",))
                     and (op != "=" or re.search(r"\bfmaf?\b|\+", _text(a.child_by_field_name("right") or a)))
+                    and (op != "=" or _base_name(left) not in named_dims or _text(left) in _text(a.child_by_field_name("right")))
+                    and not runtime_indexed(left, self.consts)
                 ):
                     name = _base_name(left)
                     self.add("register_tiling", locals_[name], f"per-thread accumulator array {name}")
                     self.add("register_tiling", a.start_point[0] + 1, f"accumulates into {name} in a loop")
+            for line, why in register_arrays(f, locals_, consts=self.consts):
+                self.add("register_tiling", line, why)
+        for line, why in register_cache(funcs):
+            self.add("register_tiling", line, why)
 
     def _atomics(self) -> None:
         atomic_names = (
@@ -473,7 +514,10 @@ class _Analysis:
             args = c.child_by_field_name("arguments")
             first = args.named_children[0] if args is not None and args.named_children else None
             line = c.start_point[0] + 1
-            if first is not None and any(re.search(rf"\b{re.escape(n)}\b", _text(first)) for n in shared):
+            if first is not None and (
+                any(re.search(rf"\b{re.escape(n)}\b", _text(first)) for n in shared)
+                or self.flow.bases(first, self.flow.aliases_at(c))
+            ):
                 self.add("atomic_privatization", line, "atomic on a shared-memory private copy")
                 continue
             if c.parent is not None and c.parent.type in ("assignment_expression", "init_declarator"):
@@ -491,6 +535,23 @@ class _Analysis:
             ):
                 self.add("atomic_privatization", line, "one atomic per block or warp after a local reduction")
 
+    def _wide_async_copies(self) -> None:
+        """A cp.async of 8 or 16 bytes moves a vector per thread per instruction, as a float4 load does
+        (the 4-byte form does not)."""
+        for t in self.tokens:
+            if t.in_asm and _WIDE_CP_ASYNC.search(t.text):
+                self.add("vectorized_access", t.line, "cp.async of 16 (or 8) bytes per thread")
+        for c in self.of_type("call_expression"):
+            fn, args = c.child_by_field_name("function"), c.child_by_field_name("arguments")
+            argv = args.named_children if args is not None else []
+            if (
+                fn is not None
+                and _text(fn) == "__pipeline_memcpy_async"
+                and len(argv) >= 3
+                and re.fullmatch(r"(8|16)[uU]?|sizeof\((float[24]|int[24]|uint[24]|double2|uint4|int4)\)", _text(argv[2]))
+            ):
+                self.add("vectorized_access", c.start_point[0] + 1, "asynchronous copy of 16 (or 8) bytes per thread")
+
     def _persistent(self, kernels: list[Any]) -> None:
         sm_count = [
             t for t in self.tokens if t.text in ("multiProcessorCount", "cudaDevAttrMultiProcessorCount")
@@ -507,8 +568,44 @@ class _Analysis:
                     break
             else:
                 continue
+        for k in kernels if sm_count else ():  # cooperative: all levels in one resident grid, grid.sync() between
+            grids = {
+                _declared_name_of(d)
+                for d in _descendants(k, "declaration")
+                if re.search(r"\bgrid_group\b|\bthis_grid\s*\(", _text(d))
+            }
+            for lp in _descendants(k, "while_statement", "for_statement", "do_statement"):
+                if any(re.search(rf"\b{re.escape(g)}\s*\.\s*sync\s*\(", _text(lp)) for g in grids if g) or re.search(
+                    r"this_grid\s*\(\s*\)\s*\.\s*sync\s*\(", _text(lp)
+                ):
+                    self.add("persistent_kernel", lp.start_point[0] + 1, "loop of phases in one grid, grid.sync() between")
+                    break
+            from_block = {  # variables that start at the block's index: int tile = blockIdx.x
+                m.group(1)
+                for d in _descendants(k, "init_declarator", "assignment_expression")
+                if (m := _FROM_BLOCK.fullmatch(_text(d).strip()))
+            }
+            for lp in _descendants(k, "for_statement"):  # blocks walk the tiles: tile = blockIdx.x; ...; += gridDim.x
+                step = lp.child_by_field_name("update")
+                stride = _BY_GRID.fullmatch(_text(step).strip()) if step is not None else None
+                if stride and stride.group(1) in from_block:
+                    self.add("persistent_kernel", lp.start_point[0] + 1, "each block loops over tiles, striding by the grid")
+                    break
         if sm_count and "persistent_kernel" in self.found:
             self.add("persistent_kernel", sm_count[0].line, "grid sized by the SM count")
+
+
+_FROM_BLOCK = re.compile(r"(\w+)\s*=\s*(?:\(\w+(?:\s+\w+)*\)\s*|static_cast<[\w\s]+>\()?blockIdx\.x\)?")
+_BY_GRID = re.compile(r"(\w+)\s*\+=\s*(?:\(\w+(?:\s+\w+)*\)\s*|static_cast<[\w\s]+>\()?gridDim\.x\)?")
+_WIDE_CP_ASYNC = re.compile(r"cp\.async\.c[ag]\.shared\.global\S*\s*\[[^\]]*\]\s*,\s*\[[^\]]*\]\s*,\s*(8|16)\b")
+
+
+def _declared_name_of(declaration: Any) -> str:
+    for d in declaration.named_children:
+        core = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+        if core is not None and core.type == "identifier":
+            return _text(core)
+    return ""
 
 
 def _is_word(s: str) -> bool:
