@@ -238,10 +238,10 @@ class SearchContext:
         """The nodes whose recorded successors rank the next step from the point: its position, except
         for code made by applying a method that the recognizer did not find in it (so the code sits
         where the recognizer places it). Then the method's own node ranks, when it has ways out: what
-        teachers did after that method. The recognizer misses methods (sgemm's register-tiled kernel,
-        with its accumulator sized by `kTM` constants, sits on five nodes, among them `parallelize`,
-        whose twenty successors outweigh everything), and a place it merely finds says what the code
-        contains, not what was done last. Its places' successors stay possible steps, with the prior's
+        teachers did after that method. The recognizer misses methods (it missed sgemm's register-tiled
+        kernel, its accumulator sized by `kTM` constants, until session 11: the kernel sat on five
+        nodes, among them `parallelize`, whose twenty successors outweighed everything), and a place
+        it merely finds says what the code contains, not what was done last. Its places' successors stay possible steps, with the prior's
         uniform share."""
         m, g = point.method, self.graph
         if g is None or m is None or m in point.position or m not in g.nodes:
