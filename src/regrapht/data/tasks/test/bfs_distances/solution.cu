@@ -1,4 +1,4 @@
-// steps: parallelize, work_decomposition, memory_coalescing, atomic_operations, atomic_privatization, persistent_kernel, cooperative_groups, launch_config_tuning
+// steps: parallelize, work_decomposition, memory_coalescing, atomic_operations, warp_aggregated_atomics, persistent_kernel, cooperative_groups, launch_config_tuning
 // Queue-based BFS: only frontier vertices are expanded, each by a group of 8 lanes that read its
 // edge list contiguously. Unvisited targets are claimed with atomicCAS (cheap plain-load filter
 // first), and the claimed vertices are appended to the next frontier with one atomicAdd per

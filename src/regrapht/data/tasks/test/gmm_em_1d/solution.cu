@@ -1,4 +1,4 @@
-// steps: block_tree_reduction, warp_shuffle_reduction, thread_coarsening, fast_math_intrinsics, strength_reduction
+// steps: warp_shuffle_reduction, thread_coarsening, fast_math_intrinsics, strength_reduction
 // The port's per-sample atomics (3k + 1 per sample, all on the same 3k + 1 addresses) serialize in
 // L2; here each thread walks a grid-stride slice of the samples keeping its 3k + 1 partial sums in
 // fp32 registers (k is a template parameter, so the arrays stay in registers), the block reduces

@@ -1,4 +1,4 @@
-// steps: work_decomposition, vectorized_access, atomic_privatization, atomic_operations, work_efficient_scan, kernel_fusion, shared_memory_tiling
+// steps: work_decomposition, vectorized_access, atomic_privatization, atomic_operations, warp_shuffle_reduction, kernel_fusion, shared_memory_tiling
 // Each image is split into chunks of 16 KiB, a block per (chunk, image), in two kernels:
 // (1) per-warp shared histograms fed by 16-byte loads, merged and added to the image's global
 //     histogram with one atomic per nonzero bin;

@@ -1,4 +1,4 @@
-// steps: parallelize, work_decomposition, memory_coalescing, work_efficient_scan
+// steps: parallelize, work_decomposition, memory_coalescing, warp_shuffle_reduction
 // One block per row walks it in 256-element chunks: consecutive threads read consecutive counts,
 // a shuffle scan inside each warp plus a scan of the 8 warp totals gives the chunk's prefix sums,
 // and a running carry links the chunks.

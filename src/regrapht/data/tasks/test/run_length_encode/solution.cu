@@ -1,4 +1,4 @@
-// steps: parallelize, work_efficient_scan, shared_memory_tiling, thread_coarsening, bank_conflict_avoidance
+// steps: parallelize, warp_shuffle_reduction, shared_memory_tiling, thread_coarsening, bank_conflict_avoidance
 // Reduce-then-scan over tiles of 4096 elements (256 threads x 16). Pass 1 counts each tile's run
 // heads with coalesced reads and a warp-shuffle block sum. Pass 2, one block, scans the tile counts
 // into tile offsets and writes the run count. Pass 3 stages its tile in shared memory (padded, so

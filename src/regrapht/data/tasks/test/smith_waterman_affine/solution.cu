@@ -1,4 +1,4 @@
-// steps: parallelize, algorithmic_change, work_decomposition, register_tiling, shared_memory_tiling, loop_unrolling, warp_shuffle_reduction, block_tree_reduction
+// steps: parallelize, algorithmic_change, work_decomposition, register_tiling, shared_memory_tiling, loop_unrolling, warp_shuffle_reduction
 // One block per pair runs a pipelined wavefront. Thread t owns a strip of 16 consecutive columns
 // and keeps that strip's H and F values (and its letters of b) in registers; at step s it computes
 // row i = s - t + 1 of its strip, taking H and E of the cell just left of the strip from thread
