@@ -141,6 +141,7 @@ class TimingJudge:
         ev.timings["candidate"]["fresh_inputs"] = bench.fresh
         if not bench.fresh:
             ev.timings["candidate"]["fresh_inputs_reason"] = bench.fresh_reason
+        bench.wait_serial()  # timed beside this candidate when its data came before its serial median
         serial = bench.serial_samples
         # With where the baseline came from (kept from an earlier run, or timed in this one), how
         # far its samples spread, and how quiet the machine was while it was timed.
