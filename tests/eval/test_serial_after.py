@@ -53,6 +53,7 @@ def test_a_candidate_in_a_batch_does_not_wait_for_its_task_serial_timing(
         [ev] = evaluator.evaluate_many([(vec_scale, candidate("correct.cpp"), "cpu")])
     assert ev.status == "correct", ev.message
     assert ev.seconds["bench_wait"] < SLOW_S / 2, "the worker waited for the serial timing"
+    assert ev.seconds["serial_wait"] >= 0.0  # the verdict's wait for it, after the worker ended
     assert [quiet for quiet, _ in slow_serial_in_turns] == [False]
     serial = ev.timings["serial"]
     assert serial["source"] == "measured" and serial["samples"] > 0 and "restated_from" not in serial
