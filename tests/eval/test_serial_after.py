@@ -80,3 +80,21 @@ def test_outside_a_batch_the_quiet_timing_comes_before_the_data(
         bench = evaluator.bench_reference(vec_scale)
         assert bench.serial_timing is None and bench.serial_samples  # timed before it was handed out
     assert [quiet for quiet, _ in slow_serial_in_turns] == [True]
+
+
+@pytest.mark.gpu
+def test_a_cuda_candidate_in_a_batch_times_and_is_judged_on_the_device_before_its_serial_timing_ends(
+    tmp_path, build_cache, vec_scale, slow_serial_in_turns
+):
+    """Run on the GPU machine: pytest -m gpu tests/eval/test_serial_after.py"""
+    config = _config(tmp_path, build_cache, keep=True)
+    config.call_timeout_s = 15.0
+    config.timing_config.serial_quiet = False
+    with Evaluator(config) as evaluator:
+        [ev] = evaluator.evaluate_many([(vec_scale, candidate("correct.cu", "hostile_cuda"), "cuda")])
+    assert ev.status == "correct", ev.message
+    assert ev.seconds["bench_wait"] < SLOW_S / 2, "the worker waited for the serial timing"
+    assert ev.timings["candidate"]["fresh_inputs"]
+    assert ev.timings["serial"]["samples"] > 0
+    speedup = ev.timings["serial"]["median_s"] / ev.timings["candidate"]["median_s"]
+    assert ev.speedups["serial"]["value"] == pytest.approx(speedup)
