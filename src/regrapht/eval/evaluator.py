@@ -9,20 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import platform
 import shutil
-import threading
 import time
 from collections import Counter
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-import regrapht
 from regrapht.eval import sandbox, screen, symbols, toolchain, verdicts
-from regrapht.eval.batch import Prepared, next_runnable, restate_serial
+from regrapht.eval.batch import Prepared, next_runnable, settle_serial_baselines
 from regrapht.eval.bench_cache import BenchCache, build_order
 from regrapht.eval.candidates import CandidateRun, CandidateRunner, SandboxPolicy, SandboxUnavailable
 from regrapht.eval.compile import Compiler, CompileResult, Kind
@@ -115,8 +110,7 @@ class Evaluator:
             self.sandbox_policy,
             lambda task, job, job_dir: self.sandbox_spec(task, job, job_dir),
         )
-        self._symbol_findings: dict[str, list[screen.Finding]] = {}
-        self._symbol_lock = threading.Lock()
+        self.library_screen = symbols.LibraryScreen()
         if self.config.require_sandbox:
             offered = sandbox.probe()
             if not (offered["landlock"] and offered["seccomp"]):
@@ -127,10 +121,10 @@ class Evaluator:
 
     def close(self) -> None:
         self.benches.close()
+        self.oracle.close()  # waits for serial timings under way: they need the compiler and the store
         self.spares.close()
         self.device_judging.close()
         self.compiler.close()
-        self.oracle.close()
         if self._torch is not None:
             self._torch.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
@@ -198,7 +192,7 @@ class Evaluator:
 
     def _settle_serial_baselines(self, prepared: list[Prepared], results: list[Evaluation]) -> None:
         """The batch's quiet moment. During a batch, a task without a kept serial baseline is timed
-        as its bench data is built, beside the batch's compiles, builds and candidates (waiting for
+        in turns once its bench data is handed out, beside the batch's compiles, builds and candidates (waiting for
         quiet there idled the device: e723cfb). Now nothing else runs: each such task whose bench
         data is still kept is timed again, alone; the new timing is kept where acceptable, and the
         batch's records of the task divide by it."""
@@ -207,34 +201,10 @@ class Evaluator:
         by_task: dict[str, list[int]] = {}
         for i, p in enumerate(prepared):
             by_task.setdefault(str(self.jobs.task_dir(p.task)), []).append(i)
-        unsettled: list[tuple[Task, BenchReference, list[int]]] = []
-        for indices in by_task.values():
-            future = self.benches.future(prepared[indices[0]].task)
-            if future is None or not future.done() or future.exception() is not None:
-                continue  # never built (no correct candidate), failed, or dropped to make room
-            bench: BenchReference = future.result()
-            if bench.serial.get("source") == "measured" and bench.serial.get("not_kept"):
-                unsettled.append((prepared[indices[0]].task, bench, indices))
-            # else kept: from the store, or this batch's own timing was acceptable
-        if unsettled:
-            # The spare for the next candidate would bring up its CUDA context now, beside the
-            # timings: the next batch starts its first worker afresh instead.
-            self.spares.discard()
-        for task, bench, indices in unsettled:
-            began = time.perf_counter()
-            try:
-                key, fields = self.oracle.serial_key(task)
-                baseline = self.oracle.time_serial_kept(
-                    task, bench.dir, bench.sets, None, True, self.oracle.baseline_store(), key, fields
-                )
-            except ReferenceError:
-                continue  # the batch's timing stands, and says why it was not kept
-            bench.serial_samples, bench.serial = baseline.samples, baseline.to_record()
-            settle_s = round(time.perf_counter() - began, 4)
-            for i in indices:
-                if restate_serial(results[i], self._timed.get(id(results[i])), task, bench, self.secret):
-                    # The task's, as bench_build is: a cost of the batch's end, not of each record.
-                    results[i].seconds["serial_settle"] = settle_s
+        groups = [(prepared[ix[0]].task, self.benches.future(prepared[ix[0]].task), ix) for ix in by_task.values()]
+        # The spare for the next candidate would bring up its CUDA context beside the timings: the
+        # next batch starts its first worker afresh instead (spares.discard, before any is settled).
+        settle_serial_baselines(groups, results, self._timed, self.oracle.settle, self.spares.discard, self.secret)
 
     def next_runnable(self, prepared: list[Prepared], pending: list[int]) -> int:
         """The pending item to run next (see `batch.next_runnable`)."""
@@ -306,16 +276,7 @@ class Evaluator:
 
     def _library_findings(self, compiled: CompileResult, target: str) -> list[screen.Finding]:
         """The symbol screen's findings for a built library, computed once per library and target."""
-        if not compiled.ok or compiled.library is None:
-            return []
-        key = f"{target}:{compiled.library}"
-        with self._symbol_lock:
-            known = self._symbol_findings.get(key)
-        if known is None:
-            known = symbols.screen_library(compiled.library, target)
-            with self._symbol_lock:
-                self._symbol_findings[key] = known
-        return known
+        return self.library_screen.findings(compiled.library if compiled.ok else None, target)
 
     def _submitter(self, task: Task):
         names = [a.name for a in task.args]
@@ -500,22 +461,7 @@ class Evaluator:
 
     # ---- environment -------------------------------------------------------------------------
     def _fingerprint(self, target: str) -> dict[str, Any]:
-        gpu = toolchain.gpus()[0] if target == "cuda" and toolchain.gpus() else None
-        device = self.candidates.device or {}
-        return {
-            "target": target,
-            "gpu": gpu.name if gpu else None,
-            "driver": gpu.driver if gpu else None,
-            "cuda_runtime": device.get("cuda_runtime"),
-            "cuda_driver_api": device.get("cuda_driver"),
-            "arch": toolchain.cuda_arch() if target == "cuda" else None,
-            "nvcc": toolchain.nvcc_version() if target == "cuda" else None,
-            "gxx": toolchain.gxx_version(),
-            "cpu": toolchain.cpu_model(),
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-            "regrapht": regrapht.__version__,
-        }
+        return toolchain.fingerprint(target, self.candidates.device)
 
 
 def evaluate(

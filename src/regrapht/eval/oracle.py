@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +74,12 @@ class Oracle:
         self._baselines: SerialBaselineStore | None = None
         self._baselines_off: str | None = None if config.serial_cache else "off (EvalConfig.serial_cache)"
         self._baselines_lock = threading.Lock()
+        self._serial_pool: ThreadPoolExecutor | None = None
 
     def close(self) -> None:
+        pool, self._serial_pool = self._serial_pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)  # before the store its timings write to closes
         with self._baselines_lock:
             if self._baselines is not None:
                 self._baselines.close()
@@ -174,16 +179,19 @@ class Oracle:
                 if not reason
                 else []
             )
-            # One reference process per case, side by side: the first case's process also times the
-            # reference, once the others have written their outputs (so they do not run beside it).
             cases = checked or sets
-            self.reference_outputs(task, cases[1:])
-            if kept is not None:
-                self.run_reference(task, cases[:1], timing=None)  # outputs only: the timing is kept
-                baseline = kept
+            # Within a batch, only turns: the batch settles its baselines when it is done.
+            quiet = self.config.timing_config.serial_quiet and not self.in_batch()
+            baseline: SerialBaseline | None = kept
+            if kept is not None or not quiet:
+                # One reference process per case, side by side. A timing in turns comes after the data
+                # is handed out: a candidate times on the inputs and its checked calls' outputs, never
+                # on the serial median, which its verdict waits for (`BenchReference.wait_serial`).
+                self.reference_outputs(task, cases)
             else:
-                # Within a batch, only turns: the batch settles its baselines when it is done.
-                quiet = self.config.timing_config.serial_quiet and not self.in_batch()
+                # A quiet timing: the first case's process times the reference once the others have
+                # written their outputs (so they do not run beside it), before anything is handed out.
+                self.reference_outputs(task, cases[1:])
                 baseline = self.time_serial_kept(
                     task, root, cases[:1], hold, quiet, store, key, fields, lambda: not self.in_batch()
                 )
@@ -192,18 +200,51 @@ class Oracle:
         for bench_set in sets:
             bench_set.inputs = {}  # on disk for the workers; only the expected outputs stay in memory
         end = time.perf_counter()
-        return BenchReference(
+        bench = BenchReference(
             root,
             sets,
-            baseline.samples,
+            baseline.samples if baseline is not None else [],
             end - start,
             {"draw": drawn - start, "reference": end - drawn},
             checked=checked,
             bounds=bounds,
             fresh_reason=reason,
             written_bytes=sum(sets[0].nbytes[a.name] for a in task.written),
-            serial=baseline.to_record(),
+            serial=baseline.to_record() if baseline is not None else {},
         )
+        if baseline is None:
+            bench.serial_timing = self.serial_pool().submit(
+                self.time_serial_after, task, bench, replace(cases[0], expected={}, inputs={}), store, key, fields
+            )
+        return bench
+
+    def serial_pool(self) -> ThreadPoolExecutor:
+        """The thread serial timings in turns run on after their data is handed out: one, since
+        timings run one at a time anyway (`QuietGate.begin`)."""
+        with self._baselines_lock:
+            if self._serial_pool is None:
+                self._serial_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="regrapht-serial")
+            return self._serial_pool
+
+    def time_serial_after(
+        self,
+        task: Task,
+        bench: BenchReference,
+        case: RefCase,
+        store: SerialBaselineStore | None,
+        key: str,
+        fields: dict[str, Any],
+    ) -> SerialBaseline:
+        """Time the reference in a turn on `case` (a copy of the first case: its outputs, made again
+        before the timing, never replace the ones candidates are judged by) and fill in `bench`'s
+        serial samples and record."""
+        hold = self.quiet.hold()  # the output run before the timing loads the cores like a build
+        try:
+            baseline = self.time_serial_kept(task, bench.dir, [case], hold, False, store, key, fields)
+        finally:
+            hold.release()
+        bench.serial_samples, bench.serial = baseline.samples, baseline.to_record()
+        return baseline
 
     def reference_outputs(self, task: Task, cases: list[RefCase]) -> None:
         """The reference's outputs on `cases`, one process per case, side by side (untimed): a bench
@@ -287,6 +328,19 @@ class Oracle:
                 break  # not pooled: the run divides by the quiet pool it had
             baseline = again
         return baseline
+
+    def settle(self, task: Task, bench: BenchReference) -> bool:
+        """Time a task's serial reference again, alone (a batch's quiet end), and make the timing
+        `bench`'s baseline, kept where acceptable; False when the reference failed (the batch's
+        timing stands). Copies of the sets: their outputs, made again, never replace those judged by."""
+        try:
+            key, fields = self.serial_key(task)
+            sets = [replace(s, expected={}, inputs={}) for s in bench.sets]
+            baseline = self.time_serial_kept(task, bench.dir, sets, None, True, self.baseline_store(), key, fields)
+        except ReferenceError:
+            return False
+        bench.serial_samples, bench.serial = baseline.samples, baseline.to_record()
+        return True
 
     def keep_baseline(
         self, store: SerialBaselineStore | None, key: str, fields: dict[str, Any], baseline: SerialBaseline

@@ -4,7 +4,7 @@ computed in a separate process and kept in the evaluator's process only."""
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,16 @@ class BenchReference:
         return bool(self.checked)
     # Where the serial samples come from and how far to trust them (SerialBaseline.to_record).
     serial: dict[str, Any] = field(default_factory=dict)
+    # A serial timing still under way when the data was handed out (timed in turns beside a batch):
+    # it fills `serial_samples` and `serial` when done. Candidates time without it; their verdicts
+    # wait for it (`wait_serial`).
+    serial_timing: Future | None = None
+
+    def wait_serial(self) -> None:
+        """Wait for the serial timing if it is still under way; its failure (a ReferenceError) is
+        raised here."""
+        if self.serial_timing is not None:
+            self.serial_timing.result()
 
     @property
     def nbytes(self) -> dict[str, int]:

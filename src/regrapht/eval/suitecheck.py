@@ -186,6 +186,7 @@ def _check_on_gpu(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
         result.fail(str(exc))
         return
     bench = evaluator._bench_reference(task)
+    bench.wait_serial()
     measured["serial_ms"] = float(np.median(bench.serial_samples)) * 1e3
     if naive is not None:
         if naive.status != "correct":

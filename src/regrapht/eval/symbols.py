@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from importlib import resources
 
@@ -150,3 +151,24 @@ def screen_library(library: str, target: str) -> list[Finding]:
                         )
                     )
     return findings
+
+
+class LibraryScreen:
+    """The symbol screen's findings per built library and target, computed once (builds of one source
+    share a library in the compile cache) and safe to ask from the compile pool's threads."""
+
+    def __init__(self) -> None:
+        self._findings: dict[str, list[Finding]] = {}
+        self._lock = threading.Lock()
+
+    def findings(self, library: str | None, target: str) -> list[Finding]:
+        if library is None:
+            return []
+        key = f"{target}:{library}"
+        with self._lock:
+            known = self._findings.get(key)
+        if known is None:
+            known = screen_library(library, target)
+            with self._lock:
+                self._findings[key] = known
+        return known

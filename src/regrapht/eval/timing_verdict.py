@@ -5,6 +5,7 @@ time, faster than the roofline allows), the speedups and the reward."""
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,6 +142,11 @@ class TimingJudge:
         ev.timings["candidate"]["fresh_inputs"] = bench.fresh
         if not bench.fresh:
             ev.timings["candidate"]["fresh_inputs_reason"] = bench.fresh_reason
+        # Timed beside this candidate when its data came before its serial median: the wait (after
+        # its worker ended, so not the device's) is the record's, to show where the wall time went.
+        began = time.perf_counter()
+        bench.wait_serial()
+        ev.seconds["serial_wait"] = round(time.perf_counter() - began, 4)
         serial = bench.serial_samples
         # With where the baseline came from (kept from an earlier run, or timed in this one), how
         # far its samples spread, and how quiet the machine was while it was timed.

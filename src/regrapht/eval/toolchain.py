@@ -171,3 +171,28 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+def fingerprint(target: str, device: dict | None = None) -> dict:
+    """The environment an evaluation record was made in: the GPU and its driver (cuda), the CUDA
+    runtime and driver API versions the first worker measured (`device`), compilers, CPU, versions."""
+    import numpy as np
+
+    import regrapht
+
+    gpu = gpus()[0] if target == "cuda" and gpus() else None
+    device = device or {}
+    return {
+        "target": target,
+        "gpu": gpu.name if gpu else None,
+        "driver": gpu.driver if gpu else None,
+        "cuda_runtime": device.get("cuda_runtime"),
+        "cuda_driver_api": device.get("cuda_driver"),
+        "arch": cuda_arch() if target == "cuda" else None,
+        "nvcc": nvcc_version() if target == "cuda" else None,
+        "gxx": gxx_version(),
+        "cpu": cpu_model(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "regrapht": regrapht.__version__,
+    }
