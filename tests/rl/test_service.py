@@ -153,6 +153,12 @@ def test_busy_timeout_and_graceful_shutdown(untimed, vec_scale) -> None:
     assert counts == {"answered": 1, "busy": 1, "timeout": 0, "refused_shutdown": 3, "errors": 0}  # health answered
 
 
+def test_a_service_that_never_had_a_request_shuts_down(untimed, vec_scale) -> None:
+    # socketserver's handler-thread list exists only once a request came
+    counts = serve(make_env(untimed, vec_scale)).shutdown()
+    assert counts == {"answered": 0, "busy": 0, "timeout": 0, "refused_shutdown": 0, "errors": 0}
+
+
 def test_shutdown_lets_queued_and_running_jobs_finish_within_the_grace(untimed, vec_scale) -> None:
     scorer = GatedScorer(untimed)
     service = serve(make_env(scorer, vec_scale), shutdown_grace_s=60)

@@ -306,7 +306,10 @@ class _Server(ThreadingHTTPServer):
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RD)  # a handler writing its answer still writes it
         deadline = time.monotonic() + seconds
-        for thread in list(getattr(self, "_threads", None) or []):
+        # socketserver keeps its handler threads in a list once the first request came; before that
+        # the attribute is a placeholder that is no list
+        threads = getattr(self, "_threads", None)
+        for thread in list(threads) if isinstance(threads, list) else []:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
 
