@@ -18,6 +18,7 @@ from regrapht.bench.tiers import (
     declared_steps,
     judge_tier,
     load_tier_rule,
+    tier_problem,
     tier_rule,
 )
 from regrapht.cli import app
@@ -70,6 +71,19 @@ def test_a_hard_declaration_the_code_does_not_support_measures_lower_with_a_spec
     )
 
 
+def test_a_step_that_names_no_method_is_not_taken_on_trust_and_fails_the_check() -> None:
+    # a misspelt step has no static signal either; counted on trust, it would raise the tier
+    solution = "// steps: parallelize, kernel_fusion, shared_memroy_tiling, loop_unroling\n"
+    audit = audit_tier("medium", solution, NAIVE, recognizer=_seen({NAIVE: {"parallelize"}}), visible=VISIBLE)
+    assert audit.unknown == ["shared_memroy_tiling", "loop_unroling"] and audit.counted == ["kernel_fusion"]
+    assert audit.tier == "easy"
+    problem = tier_problem(audit)
+    assert problem is not None and "name no method of the taxonomy" in problem and "shared_memroy_tiling" in problem
+    # named right but still disagreeing: the ordinary tier problem, with no taxonomy complaint
+    other = tier_problem(_audit("hard", {"shared_memory_tiling"}))
+    assert other is not None and "taxonomy" not in other
+
+
 def test_headroom_caps_the_step_tier() -> None:
     many = {"shared_memory_tiling", "loop_unrolling", "bank_conflict_avoidance"}
     rule = tier_rule()
@@ -77,7 +91,7 @@ def test_headroom_caps_the_step_tier() -> None:
     capped = _audit("medium", many, headroom=rule.headroom_medium - 0.01)
     assert capped.tier == "easy" and "medium needs best/naive >= 1.25x" in capped.describe()
     # a 1.3x best cannot make a hard task, whatever its steps
-    six = "// steps: shared_memory_tiling, loop_unrolling, bank_conflict_avoidance, kernel_fusion, a_b, c_d\n"
+    six = "// steps: shared_memory_tiling, loop_unrolling, bank_conflict_avoidance, kernel_fusion, work_decomposition, algorithmic_change\n"
     recognizer = _seen({six: many})
     hard = audit_tier("hard", six, NAIVE, headroom=1.3, recognizer=recognizer, visible=VISIBLE)
     assert hard.step_tier == "hard" and hard.tier == "medium"

@@ -82,6 +82,15 @@ def test_default_candidates_are_the_task_folders_own() -> None:
         find_candidates(suite, Path("/nonexistent/candidates"))
 
 
+def test_a_task_folder_without_candidates_is_a_task_without_candidates(tmp_path: Path) -> None:
+    # an empty <task id>/ beside another task's candidate: that task is missing, not judged with no samples
+    suite = load_torch_suite(split="example")
+    shutil.copy(HOSTILE / "plain_torch_relu.py", tmp_path / "relu.py")
+    (tmp_path / "softmax").mkdir()
+    (tmp_path / "softmax" / "notes.txt").write_text("to do\n")
+    assert find_candidates(suite, tmp_path) == {"relu": [tmp_path / "relu.py"]}
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -48,6 +48,10 @@ def move_within():  # a cache's write-then-rename between two of the scratch's f
 attempt("rename_within_scratch", move_within)
 attempt("rename_out_of_scratch", lambda: os.replace(os.path.join(scratch, "cache", "k.bin"), os.path.join(outside, "k.bin")))
 attempt("rename_input_in", lambda: os.replace(os.path.join(inputs, "in.txt"), os.path.join(scratch, "in.txt")))
+# a hard link of a read-only input in the scratch would be writable through the scratch's rights
+attempt("link_input_in", lambda: os.link(os.path.join(inputs, "in.txt"), os.path.join(scratch, "in.link")))
+attempt("link_within_scratch", lambda: os.link(os.path.join(scratch, "cache", "k.bin"), os.path.join(scratch, "k.link")))
+attempt("rename_scratch_itself", lambda: os.rename(scratch, scratch + ".moved"))
 attempt("tcp_socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
 attempt("signal_parent", lambda: os.kill(os.getppid(), 0))
 attempt("signal_self", lambda: os.kill(os.getpid(), 0))
@@ -88,11 +92,14 @@ def test_confined_process_reads_its_inputs_writes_its_scratch_and_nothing_else(t
     assert seen["thread_write_outside"] == 13  # threads started inside inherit the domain
     assert seen["rename_within_scratch"] == "allowed"
     assert seen["rename_out_of_scratch"] in (13, 18) and seen["rename_input_in"] in (13, 18)  # EACCES or EXDEV
+    assert seen["link_input_in"] in (13, 18) and seen["link_within_scratch"] == "allowed"
+    assert seen["rename_scratch_itself"] in (13, 18)
     assert seen["tcp_socket"] in (1, 13)
     assert seen["signal_parent"] == 1 and seen["signal_self"] == "allowed"
     assert seen["numpy"] == 6.0  # imports still work
     assert proc.returncode == -31 and "forked" not in proc.stdout  # SIGSYS: no child, no parent
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
+    assert sorted(p.name for p in inputs.iterdir()) == ["in.txt"] and (inputs / "in.txt").stat().st_nlink == 1
 
 
 @pytest.mark.skipif(not OFFERED["seccomp"], reason=f"kernel lacks seccomp: {OFFERED['reason']}")

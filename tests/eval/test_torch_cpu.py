@@ -175,3 +175,21 @@ def test_evaluate_many_builds_extensions_before_the_worker_asks(judge) -> None:
     assert build["ok"] and build["prebuilt"] and build["waited_s"] < 1.0, build
     # the shared cache may hold it from an earlier run: then it is a lookup, else a build with its steps
     assert build["cached"] or (build["pch"] and set(build["phases"]) >= {"pch", "cxx", "link"}), build
+
+
+def test_an_earlier_worker_given_up_on_is_named_in_the_next_record(judge, monkeypatch) -> None:
+    # as the serial evaluator's records do: the next worker may run beside what is left of it
+    from regrapht.eval import runner
+    from tests.eval.test_worker_exit import NeverExits
+
+    assert run(judge, "relu", "plain_torch_relu.py").status == "correct"  # the reference is cached now
+    monkeypatch.setattr(runner, "EXIT_WAIT_S", 0.2)
+    stuck = NeverExits()
+    try:
+        runner.EXITS.reap(stuck)
+        ev = run(judge, "relu", "plain_torch_relu.py")
+    finally:
+        stuck.proc.kill()
+        stuck.proc.wait()
+    assert ev.status == "correct"
+    assert any(f"worker pid {stuck.pid} had not exited" in note for note in ev.integrity), ev.integrity

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -111,3 +112,29 @@ def test_a_worker_that_never_exits_is_given_up_on_within_the_bound(tmp_path, mon
     finally:
         stuck.proc.kill()
         stuck.proc.wait()
+
+
+def test_end_workers_ends_the_running_worker_and_every_later_one(tmp_path, monkeypatch):
+    # A stopping service ends its workers; an evaluation still running then goes on to its next
+    # candidate, whose worker must not outlive the service either.
+    monkeypatch.setattr(runner, "_ENDING", threading.Event(), raising=False)
+    job = tmp_path / "long.json"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    outcomes: list = []
+
+    def long_worker() -> None:  # says done, then stays 30 s; the parent waits for its exit
+        outcomes.append(run_worker({"linger": 30.0}, job, 60.0, 90.0, 1 << 30, env=env,
+                                   module="tests.eval.slow_exit_worker", check=lambda message: message))  # fmt: skip
+
+    began = time.monotonic()
+    first = threading.Thread(target=long_worker)
+    first.start()
+    while not runner._LIVE and time.monotonic() - began < 30:
+        time.sleep(0.01)
+    assert runner.end_workers() == 1
+    first.join(timeout=20)
+    assert not first.is_alive() and outcomes[0].signal_name == "SIGKILL"
+    later = time.monotonic()
+    long_worker()  # started after end_workers: ended at its start
+    assert outcomes[1].signal_name == "SIGKILL" and time.monotonic() - later < 10
+    assert not runner._LIVE

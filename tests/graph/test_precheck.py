@@ -74,3 +74,11 @@ def test_cli_exits_1_and_names_the_problem(tmp_path) -> None:
     assert r.exit_code == 1, r.output
     assert "step 0: method: 'paralelize' is no canonical cpu method" in r.output
     assert "1 trajectories, 1 steps: 1 compiled" in r.output
+
+
+def test_a_file_that_is_not_utf8_is_a_format_problem_not_a_crash(tmp_path) -> None:
+    path = tmp_path / "saxpy.jsonl"
+    path.write_bytes(line("saxpy", ("parallelize", GOOD)).encode() + b"\n\xff\xfe not text\n")
+    report = precheck([path], "cpu", compiler=Compiler(cache_dir=tmp_path / "cache", jobs=1))
+    assert [(p.line, p.kind) for p in report.problems] == [(2, "format")]
+    assert "not UTF-8 text" in report.problems[0].message and report.trajectories == 1

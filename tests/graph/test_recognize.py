@@ -115,7 +115,8 @@ __global__ void k(const float* in, float* out, int n) {
         const int b = it & 1;
         buf[b ^ 1][threadIdx.x] = in[it * 256 + threadIdx.x];
         __syncthreads();
-        out[it * 256 + threadIdx.x] = buf[b ^ 1][255 - threadIdx.x];
+        const float* next = buf[b ^ 1];  // a whole buffer, named by its outer index alone
+        out[it * 256 + threadIdx.x] = next[255 - threadIdx.x];
     }
 }
 """

@@ -4,6 +4,7 @@ request to stay in flight, the scorer waits at a gate before it evaluates."""
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -15,7 +16,7 @@ import pytest
 from regrapht.eval import Evaluator
 from regrapht.rl import EnvConfig, RewardConfig, RewardEnv
 from regrapht.rl.client import RewardClient, ServiceError
-from regrapht.rl.service import RewardService, ServiceConfig, ServiceConfigError
+from regrapht.rl.service import RequestError, RewardService, ServiceConfig, ServiceConfigError
 from tests.eval.conftest import quick_config
 from tests.rl.conftest import fenced
 
@@ -151,6 +152,46 @@ def test_busy_timeout_and_graceful_shutdown(untimed, vec_scale) -> None:
     idle.close()
     assert service.cancelled == 1
     assert counts == {"answered": 1, "busy": 1, "timeout": 0, "refused_shutdown": 3, "errors": 0}  # health answered
+
+
+def test_a_service_that_never_had_a_request_shuts_down(untimed, vec_scale) -> None:
+    # socketserver's handler-thread list exists only once a request came
+    counts = serve(make_env(untimed, vec_scale)).shutdown()
+    assert counts == {"answered": 0, "busy": 0, "timeout": 0, "refused_shutdown": 0, "errors": 0}
+
+
+class _LateQueue(queue.Queue):
+    """Queues a job only once shutdown has stopped the dispatchers (or after 1 s): the moment of a
+    request that found the service open and has not yet queued its job."""
+
+    def __init__(self, maxsize: int, stopped: threading.Event) -> None:
+        super().__init__(maxsize)
+        self.stopped = stopped
+
+    def put_nowait(self, item) -> None:
+        if self.stopped.wait(1.0):
+            time.sleep(0.2)  # shutdown drains the queue meanwhile
+        super().put_nowait(item)
+
+
+def test_a_request_queued_as_shutdown_begins_is_answered_not_left_waiting(untimed, vec_scale) -> None:
+    scorer = GatedScorer(untimed)
+    service = RewardService(make_env(scorer, vec_scale), ServiceConfig(port=0, request_timeout_s=3.0, shutdown_grace_s=0.0))
+    service._queue = _LateQueue(service.config.queue_size, service._stopped)
+    service.start()
+    problem = service.env.sampler.sample(0)
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            asked = pool.submit(service.submit, [(problem, [fenced("correct.cpp")])])
+            time.sleep(0.1)  # the request is in the queue's put
+            stopping = pool.submit(service.shutdown)
+            with pytest.raises(RequestError) as info:
+                asked.result(timeout=20)
+            stopping.result(timeout=20)
+    finally:
+        scorer.gate.set()
+    # Refused (never ran) or cancelled (ran as the grace ended), not a 504 after request_timeout_s.
+    assert info.value.code == "shutting_down", info.value.message
 
 
 def test_shutdown_lets_queued_and_running_jobs_finish_within_the_grace(untimed, vec_scale) -> None:

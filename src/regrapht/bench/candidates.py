@@ -68,7 +68,8 @@ def find_candidates(tasks: Sequence[Any], folder: Path | None) -> dict[str, list
             f"--candidates {folder}: {', '.join(strays)} name(s) no selected task (a candidate is "
             f"<task id>.py, <task id>.cu or a file in <task id>/; selected: {', '.join(sorted(ids))})"
         )
-    return {k: sorted(v) for k, v in found.items()}
+    # a task's folder with no candidate file in it is a task without candidates (listed as missing)
+    return {k: sorted(v) for k, v in found.items() if v}
 
 
 def _sample(path: Path, ev: Any) -> dict[str, Any]:

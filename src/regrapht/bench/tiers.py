@@ -5,6 +5,7 @@ labels on solution.cu's first line.
 The rule and its numbers are data (regrapht/data/tiers.toml, which says why each number); in short:
 1. a declared step counts when the method recognizer (graph/recognize.py) finds it in solution.cu
    but not in naive.cu, or when the recognizer has no static signal for it (taken on trust, listed);
+   a step that names no method of the taxonomy never counts, and fails the check;
 2. the counted steps give the step tier (easy 0-2, medium 3-5, hard 6+);
 3. measured headroom caps it: best/naive under 2x cannot be hard, under 1.25x is easy, and a naive.cu
    already at 80% of the roofline floor makes the task easy.
@@ -25,6 +26,7 @@ from typing import Any
 
 from regrapht.eval.suitecheck import TaskCheck
 from regrapht.graph.recognize import recognizable, recognize
+from regrapht.graph.taxonomy import default_taxonomy
 from regrapht.tasks import Task
 
 if sys.version_info >= (3, 11):
@@ -104,6 +106,7 @@ class TierAudit:
     unverifiable: list[str] = field(default_factory=list)  # no static signal: taken on trust
     unseen: list[str] = field(default_factory=list)  # recognizable, but not found in solution.cu
     baseline: list[str] = field(default_factory=list)  # found in naive.cu too
+    unknown: list[str] = field(default_factory=list)  # no method of the taxonomy (a misspelling): never counted
     headroom: float | None = None  # best-known over naive, measured on a GPU
     naive_roofline: float | None = None  # naive.cu's fraction of the roofline floor, measured on a GPU
     capped_by: str = ""  # why the measurement lowered the step tier, if it did
@@ -124,6 +127,8 @@ class TierAudit:
             parts.append(f"already in naive.cu: {', '.join(self.baseline)}")
         if self.unseen:
             parts.append(f"declared but not found in the code: {', '.join(self.unseen)}")
+        if self.unknown:
+            parts.append(f"not a method of the taxonomy: {', '.join(self.unknown)}")
         if self.headroom is not None:
             parts.append(f"best/naive {self.headroom:.2f}x")
         if self.naive_roofline is not None:
@@ -148,17 +153,22 @@ def audit_tier(
     recognizer: Callable[[str], Any] = recognize,
     visible: Collection[str] | None = None,
     rule: TierRule | None = None,
+    known: Collection[str] | None = None,
 ) -> TierAudit:
     """The measured tier of a task whose best-known solution is `solution` (see the module's rule).
     `visible`: the methods the recognizer can see (by default, those it can see here: structural
-    signals need tree-sitter); the others are taken on trust."""
+    signals need tree-sitter); the others are taken on trust. `known`: the methods a step may name
+    (by default the taxonomy's cuda methods); another name is no step and is not taken on trust."""
     rule = rule or tier_rule()
     visible = set(recognizable("cuda") if visible is None else visible)
+    known = {m.name for m in default_taxonomy().for_target("cuda")} if known is None else set(known) | visible
     found = set(recognizer(solution).methods)
     in_naive = set(recognizer(naive).methods) if naive else set()
     audit = TierAudit(declared_tier, "easy", headroom=headroom, naive_roofline=naive_roofline)
     for step in declared_steps(solution):
-        if step not in visible:
+        if step not in known:
+            audit.unknown.append(step)
+        elif step not in visible:
             audit.unverifiable.append(step)
             audit.counted.append(step)
         elif step in in_naive:
@@ -199,6 +209,9 @@ def audit_task(task: Task, measured: dict[str, Any] | None = None, rule: TierRul
 
 def tier_problem(audit: TierAudit) -> str | None:
     """Why a task's declared difficulty fails the measured-tier rule, or None."""
+    if audit.unknown:
+        return (f"tier: solution.cu's steps name no method of the taxonomy (regrapht/data/methods.toml): "
+                f"{', '.join(audit.unknown)}; {audit.describe()}")
     if audit.agrees:
         return None
     return (

@@ -184,12 +184,17 @@ EXITS = Exits()
 # else would stop a candidate that never returns once this process, its watchdog, is gone.
 _LIVE: set[subprocess.Popen] = set()
 _LIVE_LOCK = threading.Lock()
+# Set by end_workers: this process is stopping. An evaluation still running goes on to its next
+# candidate and starts another worker, which nothing would stop once the process is gone.
+_ENDING = threading.Event()
 
 
 def end_workers() -> int:
-    """End every worker this process is running now (SIGKILL to its group); returns how many. Their
-    evaluations end as killed (runtime_error); a stopping service calls this."""
+    """End every worker this process is running now (SIGKILL to its group), and every one it starts
+    from now on, at its start; returns how many were running. Their evaluations end as killed
+    (runtime_error); a stopping service calls this, once, as it stops."""
     with _LIVE_LOCK:
+        _ENDING.set()
         running = list(_LIVE)
     for proc in running:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -271,6 +276,10 @@ def run_worker(
         proc, read_fd = _spawn(str(job_path), [], env, module)
     with _LIVE_LOCK:
         _LIVE.add(proc)
+        ending = _ENDING.is_set()
+    if ending:  # end_workers ran: this worker would outlive the process that watches it
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
     foreign = [False]
     last_activity = [time.monotonic()]
     # While the parent works on a message (say, preparing bench data), the worker waits on it:

@@ -227,6 +227,7 @@ class TorchJudge:
             job["sandbox"] = torch_sandbox.spec(task.root, folder, self.cache_dir, target, baselines_for(target, self.baselines),
                                                 [ref.expected_dir.parent], self.config.require_sandbox)  # fmt: skip
         outcome = self._run(job, folder, state.on_message)
+        ev.integrity += outcome.notes  # an earlier worker that could not be reaped (eval/runner.py, Exits)
         if state.sandbox_missing is not None:  # required, and this kernel lacks part of it
             shutil.rmtree(folder, ignore_errors=True)
             raise SandboxUnavailable(f"EvalConfig.require_sandbox is set, but {state.sandbox_missing}")

@@ -54,23 +54,24 @@ class PrecheckReport:
         return not self.problems
 
 
-def _lines(path: Path) -> Iterable[tuple[int, str]]:
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if line.strip():
-                yield lineno, line
-
-
 def _parse(path: Path, report: PrecheckReport) -> list[tuple[int, Trajectory]]:
-    out = []
-    for lineno, line in _lines(path):
-        where = f"{path}:{lineno}"
-        try:
-            out.append((lineno, parse_trajectory(json.loads(line), where)))
-        except json.JSONDecodeError as exc:
-            report.problems.append(Problem(str(path), lineno, None, "format", f"not valid JSON: {exc.msg}"))
-        except TrajectoryFormatError as exc:
-            report.problems.append(Problem(str(path), lineno, None, "format", str(exc).removeprefix(where + ": ")))
+    out: list[tuple[int, Trajectory]] = []
+    with path.open("rb") as f:  # decoded line by line: a bad byte costs its line, not the file
+        for lineno, raw in enumerate(f, start=1):
+            where = f"{path}:{lineno}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                report.problems.append(Problem(str(path), lineno, None, "format", f"not UTF-8 text: {exc.reason}"))
+                continue
+            if not line.strip():
+                continue
+            try:
+                out.append((lineno, parse_trajectory(json.loads(line), where)))
+            except json.JSONDecodeError as exc:
+                report.problems.append(Problem(str(path), lineno, None, "format", f"not valid JSON: {exc.msg}"))
+            except TrajectoryFormatError as exc:
+                report.problems.append(Problem(str(path), lineno, None, "format", str(exc).removeprefix(where + ": ")))
     return out
 
 

@@ -520,13 +520,14 @@ class _Analysis:
             ):
                 self.add("atomic_privatization", line, "atomic on a shared-memory private copy")
                 continue
-            if c.parent is not None and c.parent.type in ("assignment_expression", "init_declarator"):
-                continue  # the old value is used: a work counter or a lock, not a merged partial result
             value = args.named_children[1] if args is not None and len(args.named_children) > 1 else None
             if value is not None and re.search(r"\b__popc(ll)?\s*\(", _text(value)):
                 # one atomic carries the population count of a lane mask: the warp's lanes were aggregated
+                # (its old value used or not: a queue append keeps it as the lanes' base offset)
                 self.add("warp_aggregated_atomics", line, "one atomic adds the count of a mask of lanes")
                 continue
+            if c.parent is not None and c.parent.type in ("assignment_expression", "init_declarator"):
+                continue  # the old value is used: a work counter or a lock, not a merged partial result
             if value is not None and value.type == "number_literal":
                 continue  # counting, not merging a partial result
             cond = _enclosing_if_condition(c)

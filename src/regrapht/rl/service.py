@@ -188,11 +188,13 @@ class RewardService:
         within the grace period; then refuse what is still queued (evaluated "no") and answer what is
         still running (evaluated "unfinished": its result will be dropped); wait at most `close_s`
         for every answer to be written; stop. Returns the request counts."""
-        self._closing.set()
+        with self._lock:  # no job enters the queue after this (submit checks under the lock)
+            self._closing.set()
         deadline = time.monotonic() + self.config.shutdown_grace_s
         while time.monotonic() < deadline and (self._queue.qsize() or self._running):
             time.sleep(0.05)
-        self._stopped.set()
+        with self._lock:  # a dispatcher that takes a job from now on refuses it (_work)
+            self._stopped.set()
         while True:
             try:
                 job = self._queue.get_nowait()
@@ -224,14 +226,17 @@ class RewardService:
     # ---- the work ------------------------------------------------------------------------------
     def submit(self, groups: list[tuple[Problem, list[str]]]) -> Any:
         """Queue a score job and wait for it (called by request handlers)."""
-        if self._closing.is_set():
-            raise _refused("no", "the service is shutting down; send it again elsewhere")
         job = _Job(groups)
-        try:
-            self._queue.put_nowait(job)
-        except queue.Full:
-            raise RequestError(HTTPStatus.SERVICE_UNAVAILABLE, "busy",
-                               f"the queue is full ({self.config.queue_size} jobs); retry later", retry_after=1.0) from None
+        # Checked and queued under the lock shutdown takes to close: a job queued after shutdown
+        # drained the queue would wait, unanswered, for a dispatcher that has stopped.
+        with self._lock:
+            if self._closing.is_set():
+                raise _refused("no", "the service is shutting down; send it again elsewhere")
+            try:
+                self._queue.put_nowait(job)
+            except queue.Full:
+                raise RequestError(HTTPStatus.SERVICE_UNAVAILABLE, "busy",
+                                   f"the queue is full ({self.config.queue_size} jobs); retry later", retry_after=1.0) from None
         if not job.done.wait(self.config.request_timeout_s):
             job.abandoned = True  # a queued job is skipped; a running one finishes, its result dropped
             raise RequestError(HTTPStatus.GATEWAY_TIMEOUT, "timeout",
@@ -259,8 +264,14 @@ class RewardService:
             if not jobs:
                 continue
             with self._lock:
-                self._running += 1
-                self._inflight += jobs
+                stopped = self._stopped.is_set()
+                if not stopped:
+                    self._running += 1
+                    self._inflight += jobs
+            if stopped:  # taken as shutdown drained the queue: neither drained nor cancelled there
+                for j in jobs:
+                    j.finish(error=_refused("no", "the service shut down before this request ran; send it again"))
+                continue
             try:
                 groups = [g for j in jobs for g in j.groups]
                 scored = self.env.score_groups(groups)
@@ -306,7 +317,10 @@ class _Server(ThreadingHTTPServer):
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RD)  # a handler writing its answer still writes it
         deadline = time.monotonic() + seconds
-        for thread in list(getattr(self, "_threads", None) or []):
+        # socketserver keeps its handler threads in a list once the first request came; before that
+        # the attribute is a placeholder that is no list
+        threads = getattr(self, "_threads", None)
+        for thread in list(threads) if isinstance(threads, list) else []:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
 
