@@ -27,6 +27,7 @@ import numpy as np
 import regrapht
 from regrapht.eval import (
     toolchain,
+    torch_baseline_cache,
     torch_build,
     torch_checks,
     torch_forms,
@@ -48,6 +49,7 @@ from regrapht.tasks.torch_task import TorchTask
 WORKER = "regrapht.eval.torch_worker"
 DEFAULT_BASELINES = {"cuda": ("eager", "compile"), "cpu": ("eager",)}
 HOST_SLACK_S = 100e-6
+WARM_IDLE_S = 600.0
 
 
 class TorchReferenceError(ReferenceError):
@@ -173,7 +175,18 @@ class TorchJudge:
         job = {"mode": "reference", "reference": str(task.reference_path), "target": target, "dtype": task.dtype,
                "cases": cases, "case_dir": str(case_dir), "expected_dir": str(expected_dir),
                "check_determinism": check_determinism}  # fmt: skip
+        warm = self._warm_folder(task, target) if keep else None
+        if warm is not None and torch_baseline_cache.manifest(warm) is None:
+            spec = self.timing_spec(task, target, 0)
+            job["warm"] = {"sizes": spec["sizes"], "init_seed": spec["init_seed"], "input_seeds": spec["input_seeds"],
+                           "baselines": torch_baseline_cache.compiled(tuple(spec["baselines"])),
+                           **{cache: str(warm / cache) for cache in torch_baseline_cache.CACHE_ENV}}  # fmt: skip
+            for cache in torch_baseline_cache.CACHE_ENV:
+                (warm / cache).mkdir(parents=True, exist_ok=True)
         outcome = self._run(job, folder, None)
+        warmed = outcome.last("baselines")
+        if warm is not None and warmed is not None and all("error" not in v for v in warmed["setup"].values()):
+            torch_baseline_cache.seal(warm)
         ref = _Reference(case_dir, expected_dir, cases, {})
         for message in outcome.all("reference_case"):
             ref.outputs[message["label"]] = message["outputs"]
@@ -182,7 +195,9 @@ class TorchJudge:
             ref.deterministic &= bool(message["deterministic"])
             if message.get("note"):
                 ref.notes[message["label"]] = message["note"]
-        if len(ref.outputs) != len(cases) or not outcome.complete:
+        # Every case in and the worker lost while warming the compiled baselines (max-autotune, past its
+        # limit): the reference stands, the warm folder stays unsealed (candidates compile cold).
+        if len(ref.outputs) != len(cases) or not (outcome.complete or "warm" in job):
             error = outcome.last("error")
             why = error["text"] if error else death_message(outcome) or "it ended early"
             raise TorchReferenceError(f"{task.id}: the reference failed: {why}")
@@ -224,6 +239,7 @@ class TorchJudge:
                "await_timing": self.config.timing}  # fmt: skip
         state = CandidateState(ev, task, target, ref, case_dir, self)
         if self.sandbox_off is None:
+            self._seed_baseline_cache(task, target, folder, job)
             job["sandbox"] = torch_sandbox.spec(task.root, folder, self.cache_dir, target, baselines_for(target, self.baselines),
                                                 [ref.expected_dir.parent], self.config.require_sandbox)  # fmt: skip
         outcome = self._run(job, folder, state.on_message)
@@ -246,6 +262,33 @@ class TorchJudge:
         ev.seconds["total"] = round(time.monotonic() - began, 3)
         shutil.rmtree(folder, ignore_errors=True)
         return ev
+
+    def _warm_folder(self, task: TorchTask, target: str) -> Path | None:
+        """The machine's warm cache folder of this task's compiled baselines (eval/torch_baseline_cache.py),
+        or None where the run times no compiled baseline."""
+        names = torch_baseline_cache.compiled(baselines_for(target, self.baselines))
+        if not self.config.timing or not names:
+            return None
+        import torch
+
+        name = torch_baseline_cache.key(Path(task.reference_path).read_text(), task.dtype, target, task.bench_for(target),
+                                        names, torch.__version__)  # fmt: skip
+        return torch_baseline_cache.folder(self.cache_dir, name)
+
+    def _seed_baseline_cache(self, task: TorchTask, target: str, folder: Path, job: dict[str, Any]) -> None:
+        """Copy the task's sealed warm caches into the candidate's scratch caches, and put their
+        manifest in the job for the worker's check before its compiled baselines load them."""
+        warm = self._warm_folder(task, target)
+        files = torch_baseline_cache.manifest(warm) if warm is not None else None
+        if warm is None or files is None:
+            return
+        dirs = torch_sandbox.env(folder)
+        caches = {cache: Path(dirs[var]) for cache, var in torch_baseline_cache.CACHE_ENV.items()}
+        try:
+            torch_baseline_cache.seed(warm, files, caches)
+        except OSError:  # the warm folder changed under us (cleared): compile cold, as without one
+            return
+        job["baseline_cache"] = {"files": files, "dirs": {cache: str(p) for cache, p in caches.items()}}
 
     def _done(self, ev: Evaluation, status: str, message: str, began: float) -> Evaluation:
         ev.status, ev.message = status, message
@@ -329,8 +372,10 @@ class TorchJudge:
         else:
             env.setdefault("TRITON_CACHE_DIR", str(self.cache_dir / "triton"))
             env.setdefault("TORCHINDUCTOR_CACHE_DIR", str(self.cache_dir / "inductor"))
-        return run_worker(job, folder / "job.json", idle_timeout_s=max(self.config.call_timeout_s, 120.0)
-                          if job["mode"] == "reference" else self.config.call_timeout_s,
+        idle = self.config.call_timeout_s
+        if job["mode"] == "reference":  # max-autotune's compile says nothing for minutes
+            idle = max(idle, WARM_IDLE_S if "warm" in job else 120.0)
+        return run_worker(job, folder / "job.json", idle_timeout_s=idle,
                           total_timeout_s=self.config.total_timeout_s,
                           memory_limit_bytes=int(self.config.memory_limit_gib * (1 << 30)),
                           env=env, on_message=on_message, module=WORKER, check=check_torch_message)  # fmt: skip
