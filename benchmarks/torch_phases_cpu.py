@@ -3,7 +3,8 @@ worker, sandbox and timing code as on cuda; eager on the host, torch.compile thr
 backend), so it runs without a GPU.
 
 N candidates are judged one after another by one Evaluator over the shipped `relu` and `softmax`
-example tasks (honest plain-torch candidates, each source distinct so no cache keys on it). The
+example tasks (on cpu honest plain-torch candidates; on cuda, where those are not custom kernels, the
+relu example's Triton and CUDA candidates, or --candidate TASK=PATH; each source made distinct). The
 parent notes when each of the worker's messages arrives; the phases of one candidate's worker are:
   start        spawn (or spare hand-over) -> `hello`: Python, torch's import, the reference module
   load         `hello` -> `loaded`: the sandbox entered and the candidate imported
@@ -16,7 +17,8 @@ what is paid once per task and machine; `--skip-first` leaves it out of the mean
 
 From the repository root:
   PYTHONPATH=src python3 benchmarks/torch_phases_cpu.py --n 6 --baselines eager,compile
-  PYTHONPATH=src python3 benchmarks/torch_phases_cpu.py --target cuda --baselines eager,compile  (GPU)
+  PYTHONPATH=src python3 benchmarks/torch_phases_cpu.py --target cuda --n 8 --out $OUT/phases_cuda.json  (GPU)
+(`--spare-early` starts the spare with each candidate's worker on cpu too, as on cuda; `--no-spare`.)
 """
 
 from __future__ import annotations
@@ -48,6 +50,11 @@ CANDIDATES = {
 }  # fmt: skip
 
 
+ROOT = Path(__file__).resolve().parents[1]
+CUDA_DEFAULT = [f"relu={ROOT}/src/regrapht/data/tasks_torch/examples/relu/candidates/triton_relu.py",
+                f"relu={ROOT}/tests/eval/hostile_torch/cuda_relu.py"]
+
+
 class _Clock:
     """Message arrival times of every worker the judge runs, by job mode."""
 
@@ -57,7 +64,7 @@ class _Clock:
     def install(self, judge: TorchJudge) -> None:
         original = judge._run
 
-        def timed(job: dict[str, Any], folder: Path, on_message: Any) -> Any:
+        def timed(job: dict[str, Any], folder: Path, on_message: Any, *rest: Any) -> Any:
             began = time.monotonic()
             marks: dict[str, float] = {}
 
@@ -67,7 +74,7 @@ class _Clock:
                     marks["setup"] = sum(v.get("seconds", 0.0) for k, v in message["setup"].items() if k != "candidate")
                 return on_message(message) if on_message is not None else None
 
-            outcome = original(job, folder, seen)
+            outcome = original(job, folder, seen, *rest)
             self.runs.append({"mode": job["mode"], "marks": marks, "seconds": time.monotonic() - began})
             return outcome
 
@@ -90,14 +97,23 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=6, help="Candidates in all, alternating relu and softmax.")
     parser.add_argument("--tasks", default="relu,softmax")
     parser.add_argument("--target", default="cpu")
+    parser.add_argument("--candidate", action="append", default=[], metavar="TASK=PATH",
+                        help="Candidate files to cycle through instead of the plain-torch ones (which are not custom "
+                             "kernels on cuda). Default on cuda: the relu example's Triton and CUDA candidates.")
     parser.add_argument("--baselines", default="eager,compile")
     parser.add_argument("--budget", type=float, default=0.5, help="Timing seconds per evaluation.")
     parser.add_argument("--no-sandbox", action="store_true")
     parser.add_argument("--no-spare", action="store_true", help="Turn off the spare torch worker.")
+    parser.add_argument("--spare-early", action="store_true",
+                        help="Start the spare with the candidate's worker, as on cuda (on cpu it then imports torch beside "
+                             "the timed rounds: phases, not speedups, are what this measures).")
     parser.add_argument("--skip-first", action="store_true", help="Means leave out each task's first candidate.")
     parser.add_argument("--out", type=Path, default=None, help="A JSON file for every run's phases.")
     args = parser.parse_args()
-    tasks = [find_task(t) for t in args.tasks.split(",")]
+    files = args.candidate or (CUDA_DEFAULT if args.target == "cuda" else [])
+    pairs = [(find_task(spec.split("=", 1)[0]), Path(spec.split("=", 1)[1]).read_text()) for spec in files]
+    if not pairs:
+        pairs = [(t, CANDIDATES[t.id]) for t in (find_task(name) for name in args.tasks.split(","))]
     config = EvalConfig(seeds=1, timing=True, timing_config=TimingConfig(budget_s=args.budget, min_rounds=5, min_s=0.1),
                         sandbox=not args.no_sandbox, spare_worker=not args.no_spare, call_timeout_s=60.0,
                         total_timeout_s=300.0, memory_limit_gib=8.0, torch_baselines=tuple(args.baselines.split(",")))  # fmt: skip
@@ -106,9 +122,12 @@ def main() -> int:
     began = time.monotonic()
     with Evaluator(config) as evaluator:
         clock.install(evaluator.torch_judge())
+        if args.spare_early and hasattr(evaluator.torch_judge(), "spare_early"):
+            evaluator.torch_judge().spare_early[args.target] = True
         for i in range(args.n):
-            task = tasks[i % len(tasks)]
-            source = CANDIDATES[task.id].format(tag=i)
+            task, text = pairs[i % len(pairs)]
+            # distinct sources (a comment), so nothing keyed on the text is reused
+            source = text.replace("{tag}", str(i)) if "{tag}" in text else f"{text}\n# variant {i}\n"
             first = not any(r["task"] == task.id for r in rows)
             ev = evaluator.evaluate(task, source, args.target)
             cand = [r for r in clock.runs if r["mode"] == "candidate"][-1]

@@ -39,7 +39,7 @@ from regrapht.eval.compile import default_cache_dir
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.evaluator import ReferenceError
 from regrapht.eval.record import Evaluation, hierarchical_reward
-from regrapht.eval.runner import WorkerOutcome, run_worker
+from regrapht.eval.runner import SpareWorker, WorkerOutcome, run_worker
 from regrapht.eval.stats import speedup, summarize
 from regrapht.eval.torch_protocol import check_torch_message
 from regrapht.eval.torch_state import CandidateState, death_message
@@ -96,6 +96,13 @@ class TorchJudge:
         # Why candidates run unconfined (eval/torch_sandbox.py): turned off, or it broke the harness here.
         self.sandbox_off: str | None = None if config.sandbox else "turned off (EvalConfig.sandbox)"
         self._pool: torch_prebuild.BuildPool | None = None
+        # The next candidate's worker, started ahead (torch imported) in a scratch folder of its own:
+        # (process, folder, whether its environment is the sandbox's). EvalConfig.spare_worker.
+        self._spare: tuple[SpareWorker, Path, bool] | None = None
+        # When the spare starts: with the candidate's worker on cuda (its import runs on host cores
+        # the GPU measurement does not use); on cpu, where timings run on the host's cores, once the
+        # candidate's timing report is in.
+        self.spare_early = {"cuda": True, "cpu": False}
 
     @property
     def pool(self) -> torch_prebuild.BuildPool:
@@ -105,6 +112,7 @@ class TorchJudge:
         return self._pool
 
     def close(self) -> None:
+        self._discard_spare()
         if self._pool is not None:
             self._pool.close()
             self._pool = None
@@ -228,7 +236,8 @@ class TorchJudge:
             return self._done(ev, "integrity_violation", f"source screen: line {first.line}: {first.message}: `{first.excerpt}`", began)
         self.prebuild(source, target, filename)  # builds beside the reference's run, if that is still to come
         ref = self.reference(task, target)
-        folder = self._fresh_dir(f"cand-{task.id}")
+        spare = self._take_spare()
+        folder = spare[1] if spare is not None else self._fresh_dir(f"cand-{task.id}")
         case_dir = folder / "cases"
         shutil.copytree(ref.case_dir, case_dir)
         candidate = folder / ("candidate.cu" if form.kind == "cuda" else "candidate.py")
@@ -242,7 +251,16 @@ class TorchJudge:
             self._seed_baseline_cache(task, target, folder, job)
             job["sandbox"] = torch_sandbox.spec(task.root, folder, self.cache_dir, target, baselines_for(target, self.baselines),
                                                 [ref.expected_dir.parent], self.config.require_sandbox)  # fmt: skip
-        outcome = self._run(job, folder, state.on_message)
+        if self.spare_early.get(target):
+            self._start_spare()
+
+        def on_message(message: dict[str, Any]) -> Any:
+            reply = state.on_message(message)
+            if message.get("event") == "timing" and not self.spare_early.get(target):
+                self._start_spare()
+            return reply
+
+        outcome = self._run(job, folder, on_message, spare[0] if spare is not None else None)
         if state.sandbox_missing is not None:  # required, and this kernel lacks part of it
             shutil.rmtree(folder, ignore_errors=True)
             raise SandboxUnavailable(f"EvalConfig.require_sandbox is set, but {state.sandbox_missing}")
@@ -365,20 +383,51 @@ class TorchJudge:
         folder.mkdir(parents=True)
         return folder
 
-    def _run(self, job: dict[str, Any], folder: Path, on_message: Any) -> WorkerOutcome:
+    def _env(self, folder: Path, sandboxed: bool) -> dict[str, str]:
         env = dict(os.environ)
-        if job.get("sandbox"):  # every cache and temporary file inside the candidate's own scratch
+        if sandboxed:  # every cache and temporary file inside the candidate's own scratch
             env.update(torch_sandbox.env(folder))
         else:
             env.setdefault("TRITON_CACHE_DIR", str(self.cache_dir / "triton"))
             env.setdefault("TORCHINDUCTOR_CACHE_DIR", str(self.cache_dir / "inductor"))
+        return env
+
+    def _start_spare(self) -> None:
+        """Start the next candidate's worker now, in a fresh scratch folder with that folder's
+        environment: Python, torch and inductor come up off the next candidate's turn. It runs no
+        candidate code until its job arrives, and is confined then, as every worker is."""
+        if self._spare is not None or not self.config.spare_worker:
+            return
+        folder = self._fresh_dir("cand")
+        sandboxed = self.sandbox_off is None
+        self._spare = (SpareWorker("", self._env(folder, sandboxed), module=WORKER), folder, sandboxed)
+
+    def _take_spare(self) -> tuple[SpareWorker, Path] | None:
+        """The spare started for this candidate, if its environment is still the one a job needs."""
+        spare, self._spare = self._spare, None
+        if spare is None:
+            return None
+        if spare[2] != (self.sandbox_off is None):  # the sandbox was turned off since: its caches are wrong
+            spare[0].discard()
+            shutil.rmtree(spare[1], ignore_errors=True)
+            return None
+        return spare[0], spare[1]
+
+    def _discard_spare(self) -> None:
+        spare = self._take_spare()
+        if spare is not None:
+            spare[0].discard()
+            shutil.rmtree(spare[1], ignore_errors=True)
+
+    def _run(self, job: dict[str, Any], folder: Path, on_message: Any, spare: SpareWorker | None = None) -> WorkerOutcome:
+        env = self._env(folder, bool(job.get("sandbox")))
         idle = self.config.call_timeout_s
         if job["mode"] == "reference":  # max-autotune's compile says nothing for minutes
             idle = max(idle, WARM_IDLE_S if "warm" in job else 120.0)
         return run_worker(job, folder / "job.json", idle_timeout_s=idle,
                           total_timeout_s=self.config.total_timeout_s,
                           memory_limit_bytes=int(self.config.memory_limit_gib * (1 << 30)),
-                          env=env, on_message=on_message, module=WORKER, check=check_torch_message)  # fmt: skip
+                          env=env, on_message=on_message, spare=spare, module=WORKER, check=check_torch_message)  # fmt: skip
 
     def build(self, spec: dict[str, Any], target: str) -> tuple[dict[str, Any], torch_build.BuildResult, float, bool]:
         """The worker's build request answered: (reply, result, seconds the worker waited, whether

@@ -427,8 +427,22 @@ def _bare_cuda_module(source: str, entry: str) -> Any:
     return load_inline("bare", cpp_sources=[declaration], cuda_sources=[source], functions=[entry])
 
 
+def await_job() -> str:
+    """A spare torch worker: torch (and inductor, for the compile baselines) imported before any job
+    exists, beside the running candidate; its job's path then arrives as one line on stdin. It loads
+    no candidate code and touches no device until then; the job confines it as any worker."""
+    with contextlib.suppress(Exception):
+        import torch._inductor.compile_fx  # noqa: F401 - most of a warm torch.compile's first second
+    line = sys.stdin.readline().strip()
+    if not line:  # the parent closed without a job: nothing ran
+        os._exit(0)
+    return line
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[0] == "--spare":
+        argv = [await_job(), argv[1]]
     job = json.loads(Path(argv[0]).read_text())
     channel = Channel(int(argv[1]))
     try:
