@@ -18,7 +18,7 @@ what is paid once per task and machine; `--skip-first` leaves it out of the mean
 From the repository root:
   PYTHONPATH=src python3 benchmarks/torch_phases_cpu.py --n 6 --baselines eager,compile
   PYTHONPATH=src python3 benchmarks/torch_phases_cpu.py --target cuda --n 8 --out $OUT/phases_cuda.json  (GPU)
-(`--spare-early` starts the spare with each candidate's worker on cpu too, as on cuda; `--no-spare`.)
+(`--spare-early`: cpu candidates get the spare worker cuda ones get; `--no-spare`: none on cuda either.)
 """
 
 from __future__ import annotations
@@ -105,8 +105,8 @@ def main() -> int:
     parser.add_argument("--no-sandbox", action="store_true")
     parser.add_argument("--no-spare", action="store_true", help="Turn off the spare torch worker.")
     parser.add_argument("--spare-early", action="store_true",
-                        help="Start the spare with the candidate's worker, as on cuda (on cpu it then imports torch beside "
-                             "the timed rounds: phases, not speedups, are what this measures).")
+                        help="Give cpu candidates the spare cuda ones get (started with the previous candidate's worker, "
+                             "so it imports torch beside the timed rounds: phases, not speedups, are what this measures).")
     parser.add_argument("--skip-first", action="store_true", help="Means leave out each task's first candidate.")
     parser.add_argument("--out", type=Path, default=None, help="A JSON file for every run's phases.")
     args = parser.parse_args()
@@ -122,8 +122,8 @@ def main() -> int:
     began = time.monotonic()
     with Evaluator(config) as evaluator:
         clock.install(evaluator.torch_judge())
-        if args.spare_early and hasattr(evaluator.torch_judge(), "spare_early"):
-            evaluator.torch_judge().spare_early[args.target] = True
+        if args.spare_early and hasattr(evaluator.torch_judge(), "spare_targets"):
+            evaluator.torch_judge().spare_targets.add(args.target)
         for i in range(args.n):
             task, text = pairs[i % len(pairs)]
             # distinct sources (a comment), so nothing keyed on the text is reused

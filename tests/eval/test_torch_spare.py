@@ -54,9 +54,10 @@ def test_the_next_candidate_runs_in_the_spare_started_ahead(monkeypatch) -> None
     with Evaluator(_config()) as evaluator:
         judge = evaluator.torch_judge()
         watch = _Watch(judge, monkeypatch)
+        judge.spare_targets.add("cpu")  # as on cuda: the spare starts with the first candidate's worker
         first = evaluator.evaluate(relu, plain, "cpu")
         assert first.status == "correct", first.message
-        assert len(watch.spares) == 1  # on cpu: started once the first candidate's timing was in
+        assert len(watch.spares) == 1
         second = evaluator.evaluate(relu, plain + "# again\n", "cpu")
         assert second.status == "correct", second.message
         assert watch.hellos[1] == watch.spares[0] != watch.hellos[0]
@@ -68,7 +69,7 @@ def test_a_spare_is_confined_when_its_job_arrives(monkeypatch) -> None:
     with Evaluator(_config()) as evaluator:
         judge = evaluator.torch_judge()
         watch = _Watch(judge, monkeypatch)
-        judge.spare_early["cpu"] = True  # as on cuda: the spare starts with the first worker
+        judge.spare_targets.add("cpu")
         evaluator.evaluate(relu, (HOSTILE / "plain_torch_relu.py").read_text(), "cpu")
         ev = evaluator.evaluate(relu, (HOSTILE / "writes_outside_scratch.py").read_text(), "cpu")
         assert watch.hellos[1] == watch.spares[0]
@@ -77,16 +78,25 @@ def test_a_spare_is_confined_when_its_job_arrives(monkeypatch) -> None:
     assert ev.status == "integrity_violation" and "sandbox refused" in ev.message, ev.message
 
 
-def test_no_spare_when_turned_off_and_none_left_behind(monkeypatch) -> None:
+@pytest.mark.parametrize("why", ["turned off", "cpu target"])
+def test_no_spare_when_turned_off_or_on_cpu(monkeypatch, why: str) -> None:
     relu = find_task("relu")
-    with Evaluator(_config(spare_worker=False)) as evaluator:
-        watch = _Watch(evaluator.torch_judge(), monkeypatch)
-        for tag in ("", "# 2\n"):
-            assert evaluator.evaluate(relu, (HOSTILE / "plain_torch_relu.py").read_text() + tag, "cpu").status == "correct"
-        assert watch.spares == []
-    with Evaluator(_config()) as evaluator:
+    with Evaluator(_config(spare_worker=why != "turned off")) as evaluator:
         judge = evaluator.torch_judge()
         watch = _Watch(judge, monkeypatch)
+        if why == "turned off":
+            judge.spare_targets.add("cpu")
+        for tag in ("", "# 2\n"):
+            assert evaluator.evaluate(relu, (HOSTILE / "plain_torch_relu.py").read_text() + tag, "cpu").status == "correct"
+        assert watch.spares == [] and judge.spare_targets >= {"cuda"}
+
+
+def test_closing_ends_an_untaken_spare(monkeypatch) -> None:
+    relu = find_task("relu")
+    with Evaluator(_config()) as evaluator:
+        judge = evaluator.torch_judge()
+        _Watch(judge, monkeypatch)
+        judge.spare_targets.add("cpu")
         evaluator.evaluate(relu, (HOSTILE / "plain_torch_relu.py").read_text(), "cpu")
         spare = judge._spare
         assert spare is not None and spare[0].alive()

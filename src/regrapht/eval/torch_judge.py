@@ -17,6 +17,7 @@ import os
 import platform
 import secrets
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,10 +100,12 @@ class TorchJudge:
         # The next candidate's worker, started ahead (torch imported) in a scratch folder of its own:
         # (process, folder, whether its environment is the sandbox's). EvalConfig.spare_worker.
         self._spare: tuple[SpareWorker, Path, bool] | None = None
-        # When the spare starts: with the candidate's worker on cuda (its import runs on host cores
-        # the GPU measurement does not use); on cpu, where timings run on the host's cores, once the
-        # candidate's timing report is in.
-        self.spare_early = {"cuda": True, "cpu": False}
+        self._spare_lock = threading.Lock()  # an evaluator may be shared by threads
+        # The targets whose candidates get a spare, started with the current candidate's worker: cuda,
+        # where its import runs on host cores the GPU measurement does not use. Not cpu: there it would
+        # import torch beside the timed rounds on the same cores, and started after them it had too
+        # little time to gain anything (measured: benchmarks/torch_phases_cpu.py, docs/benchmarks.md).
+        self.spare_targets = {"cuda"}
 
     @property
     def pool(self) -> torch_prebuild.BuildPool:
@@ -251,16 +254,9 @@ class TorchJudge:
             self._seed_baseline_cache(task, target, folder, job)
             job["sandbox"] = torch_sandbox.spec(task.root, folder, self.cache_dir, target, baselines_for(target, self.baselines),
                                                 [ref.expected_dir.parent], self.config.require_sandbox)  # fmt: skip
-        if self.spare_early.get(target):
+        if target in self.spare_targets:
             self._start_spare()
-
-        def on_message(message: dict[str, Any]) -> Any:
-            reply = state.on_message(message)
-            if message.get("event") == "timing" and not self.spare_early.get(target):
-                self._start_spare()
-            return reply
-
-        outcome = self._run(job, folder, on_message, spare[0] if spare is not None else None)
+        outcome = self._run(job, folder, state.on_message, spare[0] if spare is not None else None)
         if state.sandbox_missing is not None:  # required, and this kernel lacks part of it
             shutil.rmtree(folder, ignore_errors=True)
             raise SandboxUnavailable(f"EvalConfig.require_sandbox is set, but {state.sandbox_missing}")
@@ -396,15 +392,17 @@ class TorchJudge:
         """Start the next candidate's worker now, in a fresh scratch folder with that folder's
         environment: Python, torch and inductor come up off the next candidate's turn. It runs no
         candidate code until its job arrives, and is confined then, as every worker is."""
-        if self._spare is not None or not self.config.spare_worker:
-            return
-        folder = self._fresh_dir("cand")
-        sandboxed = self.sandbox_off is None
-        self._spare = (SpareWorker("", self._env(folder, sandboxed), module=WORKER), folder, sandboxed)
+        with self._spare_lock:
+            if self._spare is not None or not self.config.spare_worker:
+                return
+            folder = self._fresh_dir("cand")
+            sandboxed = self.sandbox_off is None
+            self._spare = (SpareWorker("", self._env(folder, sandboxed), module=WORKER), folder, sandboxed)
 
     def _take_spare(self) -> tuple[SpareWorker, Path] | None:
         """The spare started for this candidate, if its environment is still the one a job needs."""
-        spare, self._spare = self._spare, None
+        with self._spare_lock:
+            spare, self._spare = self._spare, None
         if spare is None:
             return None
         if spare[2] != (self.sandbox_off is None):  # the sandbox was turned off since: its caches are wrong
