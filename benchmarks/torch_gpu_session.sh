@@ -12,6 +12,9 @@
 #   bash benchmarks/torch_gpu_session.sh all      # two GPUs (GPU_A, GPU_B; default 0 and 1), <= ~510 s:
 #                                                 # A: compare, repeat, bench; B: the tests (TESTS_LIMIT, 500 s)
 #   bash benchmarks/torch_gpu_session.sh check    # environment and KernelBench's import only (a minute)
+#   bash benchmarks/torch_gpu_session.sh phases   # per-phase seconds of 8 torch evaluations with the eager and
+#                                                 # compile baselines, spare on then off (<= 240 s;
+#                                                 # benchmarks/torch_phases_cpu.py --target cuda)
 # Everything lands in $OUT (all: $OUT/a and $OUT/b).
 set -u
 OUT=${OUT:-/tmp/out}
@@ -65,6 +68,14 @@ fi
 if [ "$what" = bench ]; then
   timeout 75 python3 -m regrapht.cli bench --kind torch --split example --target cuda --out "$OUT/bench" 2>&1 \
     | tee "$OUT/bench.txt" | tail -30
+  exit 0
+fi
+if [ "$what" = phases ]; then
+  # The first run warms the compile baselines' cache (CACHE/torch-baselines) in its reference workers;
+  # the second, with no spare, finds it warm: its start phase is torch's import on the device turn.
+  timeout 150 python3 "$here/torch_phases_cpu.py" --target cuda --n 8 --out "$OUT/phases_cuda.json" 2>&1 | tee "$OUT/phases.txt" | tail -12
+  timeout 90 python3 "$here/torch_phases_cpu.py" --target cuda --n 6 --no-spare --out "$OUT/phases_cuda_nospare.json" 2>&1 \
+    | tee -a "$OUT/phases.txt" | tail -9
   exit 0
 fi
 if [ "$what" = repeat ]; then

@@ -208,9 +208,9 @@ class SpareWorker:
     candidate code until `run_worker` hands it a job, and a spare that died in the meantime is
     replaced by a fresh process there."""
 
-    def __init__(self, libcudart: str, env: dict[str, str] | None = None):
+    def __init__(self, libcudart: str, env: dict[str, str] | None = None, module: str = "regrapht.eval.worker"):
         self.libcudart = libcudart
-        self.proc, self.read_fd = _spawn("--spare", [libcudart], env)
+        self.proc, self.read_fd = _spawn("--spare", [libcudart], env, module)
         self.started = time.monotonic()
         self.context_opened = False
 

@@ -17,6 +17,7 @@ import os
 import platform
 import secrets
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ import numpy as np
 import regrapht
 from regrapht.eval import (
     toolchain,
+    torch_baseline_cache,
     torch_build,
     torch_checks,
     torch_forms,
@@ -38,7 +40,7 @@ from regrapht.eval.compile import default_cache_dir
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.evaluator import ReferenceError
 from regrapht.eval.record import Evaluation, hierarchical_reward
-from regrapht.eval.runner import WorkerOutcome, run_worker
+from regrapht.eval.runner import SpareWorker, WorkerOutcome, run_worker
 from regrapht.eval.stats import speedup, summarize
 from regrapht.eval.torch_protocol import check_torch_message
 from regrapht.eval.torch_state import CandidateState, death_message
@@ -48,6 +50,7 @@ from regrapht.tasks.torch_task import TorchTask
 WORKER = "regrapht.eval.torch_worker"
 DEFAULT_BASELINES = {"cuda": ("eager", "compile"), "cpu": ("eager",)}
 HOST_SLACK_S = 100e-6
+WARM_IDLE_S = 600.0
 
 
 class TorchReferenceError(ReferenceError):
@@ -94,6 +97,15 @@ class TorchJudge:
         # Why candidates run unconfined (eval/torch_sandbox.py): turned off, or it broke the harness here.
         self.sandbox_off: str | None = None if config.sandbox else "turned off (EvalConfig.sandbox)"
         self._pool: torch_prebuild.BuildPool | None = None
+        # The next candidate's worker, started ahead (torch imported) in a scratch folder of its own:
+        # (process, folder, whether its environment is the sandbox's). EvalConfig.spare_worker.
+        self._spare: tuple[SpareWorker, Path, bool] | None = None
+        self._spare_lock = threading.Lock()  # an evaluator may be shared by threads
+        # The targets whose candidates get a spare, started with the current candidate's worker: cuda,
+        # where its import runs on host cores the GPU measurement does not use. Not cpu: there it would
+        # import torch beside the timed rounds on the same cores, and started after them it had too
+        # little time to gain anything (measured: benchmarks/torch_phases_cpu.py, docs/benchmarks.md).
+        self.spare_targets = {"cuda"}
 
     @property
     def pool(self) -> torch_prebuild.BuildPool:
@@ -103,6 +115,7 @@ class TorchJudge:
         return self._pool
 
     def close(self) -> None:
+        self._discard_spare()
         if self._pool is not None:
             self._pool.close()
             self._pool = None
@@ -173,7 +186,18 @@ class TorchJudge:
         job = {"mode": "reference", "reference": str(task.reference_path), "target": target, "dtype": task.dtype,
                "cases": cases, "case_dir": str(case_dir), "expected_dir": str(expected_dir),
                "check_determinism": check_determinism}  # fmt: skip
+        warm = self._warm_folder(task, target) if keep else None
+        if warm is not None and torch_baseline_cache.manifest(warm) is None:
+            spec = self.timing_spec(task, target, 0)
+            job["warm"] = {"sizes": spec["sizes"], "init_seed": spec["init_seed"], "input_seeds": spec["input_seeds"],
+                           "baselines": torch_baseline_cache.compiled(tuple(spec["baselines"])),
+                           **{cache: str(warm / cache) for cache in torch_baseline_cache.CACHE_ENV}}  # fmt: skip
+            for cache in torch_baseline_cache.CACHE_ENV:
+                (warm / cache).mkdir(parents=True, exist_ok=True)
         outcome = self._run(job, folder, None)
+        warmed = outcome.last("baselines")
+        if warm is not None and warmed is not None and all("error" not in v for v in warmed["setup"].values()):
+            torch_baseline_cache.seal(warm)
         ref = _Reference(case_dir, expected_dir, cases, {})
         for message in outcome.all("reference_case"):
             ref.outputs[message["label"]] = message["outputs"]
@@ -182,7 +206,9 @@ class TorchJudge:
             ref.deterministic &= bool(message["deterministic"])
             if message.get("note"):
                 ref.notes[message["label"]] = message["note"]
-        if len(ref.outputs) != len(cases) or not outcome.complete:
+        # Every case in and the worker lost while warming the compiled baselines (max-autotune, past its
+        # limit): the reference stands, the warm folder stays unsealed (candidates compile cold).
+        if len(ref.outputs) != len(cases) or not (outcome.complete or "warm" in job):
             error = outcome.last("error")
             why = error["text"] if error else death_message(outcome) or "it ended early"
             raise TorchReferenceError(f"{task.id}: the reference failed: {why}")
@@ -213,7 +239,8 @@ class TorchJudge:
             return self._done(ev, "integrity_violation", f"source screen: line {first.line}: {first.message}: `{first.excerpt}`", began)
         self.prebuild(source, target, filename)  # builds beside the reference's run, if that is still to come
         ref = self.reference(task, target)
-        folder = self._fresh_dir(f"cand-{task.id}")
+        spare = self._take_spare()
+        folder = spare[1] if spare is not None else self._fresh_dir(f"cand-{task.id}")
         case_dir = folder / "cases"
         shutil.copytree(ref.case_dir, case_dir)
         candidate = folder / ("candidate.cu" if form.kind == "cuda" else "candidate.py")
@@ -224,9 +251,12 @@ class TorchJudge:
                "await_timing": self.config.timing}  # fmt: skip
         state = CandidateState(ev, task, target, ref, case_dir, self)
         if self.sandbox_off is None:
+            self._seed_baseline_cache(task, target, folder, job)
             job["sandbox"] = torch_sandbox.spec(task.root, folder, self.cache_dir, target, baselines_for(target, self.baselines),
                                                 [ref.expected_dir.parent], self.config.require_sandbox)  # fmt: skip
-        outcome = self._run(job, folder, state.on_message)
+        if target in self.spare_targets:
+            self._start_spare()
+        outcome = self._run(job, folder, state.on_message, spare[0] if spare is not None else None)
         ev.integrity += outcome.notes  # an earlier worker that could not be reaped (eval/runner.py, Exits)
         if state.sandbox_missing is not None:  # required, and this kernel lacks part of it
             shutil.rmtree(folder, ignore_errors=True)
@@ -247,6 +277,33 @@ class TorchJudge:
         ev.seconds["total"] = round(time.monotonic() - began, 3)
         shutil.rmtree(folder, ignore_errors=True)
         return ev
+
+    def _warm_folder(self, task: TorchTask, target: str) -> Path | None:
+        """The machine's warm cache folder of this task's compiled baselines (eval/torch_baseline_cache.py),
+        or None where the run times no compiled baseline."""
+        names = torch_baseline_cache.compiled(baselines_for(target, self.baselines))
+        if not self.config.timing or not names:
+            return None
+        import torch
+
+        name = torch_baseline_cache.key(Path(task.reference_path).read_text(), task.dtype, target, task.bench_for(target),
+                                        names, torch.__version__)  # fmt: skip
+        return torch_baseline_cache.folder(self.cache_dir, name)
+
+    def _seed_baseline_cache(self, task: TorchTask, target: str, folder: Path, job: dict[str, Any]) -> None:
+        """Copy the task's sealed warm caches into the candidate's scratch caches, and put their
+        manifest in the job for the worker's check before its compiled baselines load them."""
+        warm = self._warm_folder(task, target)
+        files = torch_baseline_cache.manifest(warm) if warm is not None else None
+        if warm is None or files is None:
+            return
+        dirs = torch_sandbox.env(folder)
+        caches = {cache: Path(dirs[var]) for cache, var in torch_baseline_cache.CACHE_ENV.items()}
+        try:
+            torch_baseline_cache.seed(warm, files, caches)
+        except OSError:  # the warm folder changed under us (cleared): compile cold, as without one
+            return
+        job["baseline_cache"] = {"files": files, "dirs": {cache: str(p) for cache, p in caches.items()}}
 
     def _done(self, ev: Evaluation, status: str, message: str, began: float) -> Evaluation:
         ev.status, ev.message = status, message
@@ -323,18 +380,53 @@ class TorchJudge:
         folder.mkdir(parents=True)
         return folder
 
-    def _run(self, job: dict[str, Any], folder: Path, on_message: Any) -> WorkerOutcome:
+    def _env(self, folder: Path, sandboxed: bool) -> dict[str, str]:
         env = dict(os.environ)
-        if job.get("sandbox"):  # every cache and temporary file inside the candidate's own scratch
+        if sandboxed:  # every cache and temporary file inside the candidate's own scratch
             env.update(torch_sandbox.env(folder))
         else:
             env.setdefault("TRITON_CACHE_DIR", str(self.cache_dir / "triton"))
             env.setdefault("TORCHINDUCTOR_CACHE_DIR", str(self.cache_dir / "inductor"))
-        return run_worker(job, folder / "job.json", idle_timeout_s=max(self.config.call_timeout_s, 120.0)
-                          if job["mode"] == "reference" else self.config.call_timeout_s,
+        return env
+
+    def _start_spare(self) -> None:
+        """Start the next candidate's worker now, in a fresh scratch folder with that folder's
+        environment: Python, torch and inductor come up off the next candidate's turn. It runs no
+        candidate code until its job arrives, and is confined then, as every worker is."""
+        with self._spare_lock:
+            if self._spare is not None or not self.config.spare_worker:
+                return
+            folder = self._fresh_dir("cand")
+            sandboxed = self.sandbox_off is None
+            self._spare = (SpareWorker("", self._env(folder, sandboxed), module=WORKER), folder, sandboxed)
+
+    def _take_spare(self) -> tuple[SpareWorker, Path] | None:
+        """The spare started for this candidate, if its environment is still the one a job needs."""
+        with self._spare_lock:
+            spare, self._spare = self._spare, None
+        if spare is None:
+            return None
+        if spare[2] != (self.sandbox_off is None):  # the sandbox was turned off since: its caches are wrong
+            spare[0].discard()
+            shutil.rmtree(spare[1], ignore_errors=True)
+            return None
+        return spare[0], spare[1]
+
+    def _discard_spare(self) -> None:
+        spare = self._take_spare()
+        if spare is not None:
+            spare[0].discard()
+            shutil.rmtree(spare[1], ignore_errors=True)
+
+    def _run(self, job: dict[str, Any], folder: Path, on_message: Any, spare: SpareWorker | None = None) -> WorkerOutcome:
+        env = self._env(folder, bool(job.get("sandbox")))
+        idle = self.config.call_timeout_s
+        if job["mode"] == "reference":  # max-autotune's compile says nothing for minutes
+            idle = max(idle, WARM_IDLE_S if "warm" in job else 120.0)
+        return run_worker(job, folder / "job.json", idle_timeout_s=idle,
                           total_timeout_s=self.config.total_timeout_s,
                           memory_limit_bytes=int(self.config.memory_limit_gib * (1 << 30)),
-                          env=env, on_message=on_message, module=WORKER, check=check_torch_message)  # fmt: skip
+                          env=env, on_message=on_message, spare=spare, module=WORKER, check=check_torch_message)  # fmt: skip
 
     def build(self, spec: dict[str, Any], target: str) -> tuple[dict[str, Any], torch_build.BuildResult, float, bool]:
         """The worker's build request answered: (reply, result, seconds the worker waited, whether

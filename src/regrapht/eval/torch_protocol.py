@@ -38,6 +38,7 @@ TORCH_FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     },
     "sandbox": {"seconds": (_NUM, True), "seccomp": (_BOOL, True), "reason": (_STR + (type(None),), False),
                 "broken": (_STR + (type(None),), False)},
+    "baselines": {"setup": (_DICT, True)},
     "ready_for_timing": {},
     "timing": {
         "samples": (_DICT, True),

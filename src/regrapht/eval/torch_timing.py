@@ -29,6 +29,7 @@ from typing import Any
 import torch
 
 from regrapht.eval import torch_checks
+from regrapht.eval.torch_baseline_cache import COMPILED, tampered
 
 BASELINES = ("eager", "compile", "max-autotune", "cudagraph")
 CHECK_WINDOWS = ((1, 8), (8, 64), (64, None))
@@ -44,7 +45,7 @@ def _baseline(name: str, model: Any, sets: list[list[Any]], cuda: bool) -> tuple
         fn = model
     elif name in ("compile", "max-autotune"):
         compiled = torch.compile(model, mode="max-autotune-no-cudagraphs" if name != "compile" else None)
-        with torch.no_grad():
+        with torch.no_grad(), _no_header_precompile():
             for inputs in sets:
                 compiled(*inputs)  # compiles (once per input set's guards) outside the timed region
         fn = compiled
@@ -73,6 +74,23 @@ def _baseline(name: str, model: Any, sets: list[list[Any]], cuda: bool) -> tuple
     if cuda:
         torch.cuda.synchronize()
     return fn, time.perf_counter() - began
+
+
+def _no_header_precompile() -> Any:
+    """Inductor's C++ backend precompiles its kernels' header before it looks for the built kernel,
+    into the temporary folder (the candidate's scratch), so a warm cache still paid that compile in
+    every worker (measured on the cpu target: most of a warm torch.compile). Off, for the warm-up
+    (eval/torch_baseline_cache.py) and every candidate alike: the setting is part of inductor's cache
+    key, and the generated kernels are the same."""
+    import contextlib
+
+    try:
+        import torch._inductor.config as inductor_config
+    except ImportError:
+        return contextlib.nullcontext()
+    if not hasattr(inductor_config, "cpp_cache_precompile_headers"):
+        return contextlib.nullcontext()
+    return inductor_config.patch(cpp_cache_precompile_headers=False)
 
 
 def _checked_rounds(max_rounds: int) -> set[int]:
@@ -151,6 +169,14 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
     setup: dict[str, dict[str, Any]] = {}
     if not worker._check_globals(bindings, globals_["spaces"], globals_["state"], "before timing"):
         return
+    seeded = worker.job.get("baseline_cache")
+    if seeded and any(n in COMPILED for n in spec["baselines"]):
+        changed = tampered(seeded["files"], seeded["dirs"])
+        if changed:
+            worker.send(event="timing", samples={}, setup={}, rounds=0, checked=0, problems=[
+                f"the compiled baselines' cache in the candidate's scratch was tampered with before they loaded it "
+                f"({changed}): a planted or edited compiled Model would make the baseline slower"])  # fmt: skip
+            return
     for name in spec["baselines"]:
         try:
             kernels[name], seconds = _baseline(name, model, sets, cuda)

@@ -145,6 +145,30 @@ class TorchWorker:
                       native_error=native_error, note=note, deterministic=deterministic,
                       spread=[float(t.double().std()) if t.numel() > 1 and t.is_floating_point() else 0.0 for t in exact])  # fmt: skip
 
+    def warm_baselines(self) -> None:
+        """Compile the compiled baselines at the bench shape with inductor's and Triton's caches in
+        the job's warm folder (eval/torch_baseline_cache.py): trusted, as the reference is."""
+        from regrapht.eval.torch_baseline_cache import CACHE_ENV
+        from regrapht.eval.torch_timing import _baseline
+
+        warm = self.job["warm"]
+        ref = self.reference
+        set_sizes(ref, warm["sizes"])
+        model = make_model(ref, ref.Model, list(ref.get_init_inputs()), warm["init_seed"], self.dtype, self.device)
+        sets = []
+        for seed in warm["input_seeds"]:
+            torch.manual_seed(seed)
+            sets.append([to_task(x, self.dtype, self.device) for x in ref.get_inputs()])
+        for cache, var in CACHE_ENV.items():
+            os.environ[var] = warm[cache]
+        report: dict[str, Any] = {}
+        for name in warm["baselines"]:
+            try:
+                report[name] = {"seconds": round(_baseline(name, model, sets, self.cuda)[1], 3)}
+            except Exception as exc:
+                report[name] = {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}
+        self.send(event="baselines", setup=report)
+
     def _float64(self, model: Any, inputs: list[Any], native: list[Any]) -> tuple[list[Any], str | None]:
         try:
             model64 = copy.deepcopy(model).double()
@@ -403,8 +427,22 @@ def _bare_cuda_module(source: str, entry: str) -> Any:
     return load_inline("bare", cpp_sources=[declaration], cuda_sources=[source], functions=[entry])
 
 
+def await_job() -> str:
+    """A spare torch worker: torch (and inductor, for the compile baselines) imported before any job
+    exists, beside the running candidate; its job's path then arrives as one line on stdin. It loads
+    no candidate code and touches no device until then; the job confines it as any worker."""
+    with contextlib.suppress(Exception):
+        import torch._inductor.compile_fx  # noqa: F401 - most of a warm torch.compile's first second
+    line = sys.stdin.readline().strip()
+    if not line:  # the parent closed without a job: nothing ran
+        os._exit(0)
+    return line
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[0] == "--spare":
+        argv = [await_job(), argv[1]]
     job = json.loads(Path(argv[0]).read_text())
     channel = Channel(int(argv[1]))
     try:
@@ -419,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
         channel.send(event="hello", **info)
         if job["mode"] == "reference":
             worker.run_reference()
+            if job.get("warm"):
+                worker.warm_baselines()
         else:
             loaded = worker.load_candidate() if worker.confine() else None
             if loaded is not None:

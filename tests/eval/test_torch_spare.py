@@ -1,0 +1,104 @@
+"""The spare torch worker (eval/torch_judge.py): the next candidate's process imports torch ahead of
+its turn, in a scratch folder of its own, and is confined only when its job arrives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from regrapht.eval import EvalConfig, Evaluator, TimingConfig, torch_judge  # noqa: E402
+from regrapht.eval.compile import default_cache_dir  # noqa: E402
+from regrapht.tasks import find_task  # noqa: E402
+
+HOSTILE = Path(__file__).parent / "hostile_torch"
+
+
+def _config(**overrides) -> EvalConfig:
+    config = EvalConfig(seeds=1, timing=True, timing_config=TimingConfig(budget_s=0.05, min_rounds=3, min_s=0.01),
+                        static_screen=False, call_timeout_s=30.0, total_timeout_s=120.0, memory_limit_gib=4.0,
+                        cache_dir=str(default_cache_dir()), secret=b"regrapht-torch-spare-tests")  # fmt: skip
+    for key, value in overrides.items():
+        setattr(config, key, value)
+    return config
+
+
+class _Watch:
+    """The spares the judge starts and the pid each candidate's worker says hello from."""
+
+    def __init__(self, judge: torch_judge.TorchJudge, monkeypatch: pytest.MonkeyPatch):
+        self.spares: list[int] = []
+        self.hellos: list[int] = []
+        real_spare, real_run = torch_judge.SpareWorker, judge._run
+
+        def spare(*args, **kwargs):
+            made = real_spare(*args, **kwargs)
+            self.spares.append(made.proc.pid)
+            return made
+
+        def run(job, folder, on_message, *rest):
+            outcome = real_run(job, folder, on_message, *rest)
+            if job["mode"] == "candidate" and outcome.last("hello"):
+                self.hellos.append(outcome.last("hello")["pid"])
+            return outcome
+
+        monkeypatch.setattr(torch_judge, "SpareWorker", spare)
+        monkeypatch.setattr(judge, "_run", run)
+
+
+def test_the_next_candidate_runs_in_the_spare_started_ahead(monkeypatch) -> None:
+    relu = find_task("relu")
+    plain = (HOSTILE / "plain_torch_relu.py").read_text()
+    with Evaluator(_config()) as evaluator:
+        judge = evaluator.torch_judge()
+        watch = _Watch(judge, monkeypatch)
+        judge.spare_targets.add("cpu")  # as on cuda: the spare starts with the first candidate's worker
+        first = evaluator.evaluate(relu, plain, "cpu")
+        assert first.status == "correct", first.message
+        assert len(watch.spares) == 1
+        second = evaluator.evaluate(relu, plain + "# again\n", "cpu")
+        assert second.status == "correct", second.message
+        assert watch.hellos[1] == watch.spares[0] != watch.hellos[0]
+        assert second.sandbox == first.sandbox | {"seconds": second.sandbox["seconds"]}  # confined alike
+
+
+def test_a_spare_is_confined_when_its_job_arrives(monkeypatch) -> None:
+    relu = find_task("relu")
+    with Evaluator(_config()) as evaluator:
+        judge = evaluator.torch_judge()
+        watch = _Watch(judge, monkeypatch)
+        judge.spare_targets.add("cpu")
+        evaluator.evaluate(relu, (HOSTILE / "plain_torch_relu.py").read_text(), "cpu")
+        ev = evaluator.evaluate(relu, (HOSTILE / "writes_outside_scratch.py").read_text(), "cpu")
+        assert watch.hellos[1] == watch.spares[0]
+    if ev.sandbox.get("landlock") is None:
+        pytest.skip(f"Landlock is unavailable here: {ev.sandbox.get('reason')}")
+    assert ev.status == "integrity_violation" and "sandbox refused" in ev.message, ev.message
+
+
+@pytest.mark.parametrize("why", ["turned off", "cpu target"])
+def test_no_spare_when_turned_off_or_on_cpu(monkeypatch, why: str) -> None:
+    relu = find_task("relu")
+    with Evaluator(_config(spare_worker=why != "turned off")) as evaluator:
+        judge = evaluator.torch_judge()
+        watch = _Watch(judge, monkeypatch)
+        if why == "turned off":
+            judge.spare_targets.add("cpu")
+        for tag in ("", "# 2\n"):
+            assert evaluator.evaluate(relu, (HOSTILE / "plain_torch_relu.py").read_text() + tag, "cpu").status == "correct"
+        assert watch.spares == [] and judge.spare_targets >= {"cuda"}
+
+
+def test_closing_ends_an_untaken_spare(monkeypatch) -> None:
+    relu = find_task("relu")
+    with Evaluator(_config()) as evaluator:
+        judge = evaluator.torch_judge()
+        _Watch(judge, monkeypatch)
+        judge.spare_targets.add("cpu")
+        evaluator.evaluate(relu, (HOSTILE / "plain_torch_relu.py").read_text(), "cpu")
+        spare = judge._spare
+        assert spare is not None and spare[0].alive()
+    # closing the evaluator ended the spare that no candidate took, and removed its folder
+    assert not spare[0].alive() and not spare[1].exists()
