@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from regrapht.graph.recognize_memory import SharedFlow, constants, is_constant_expr, padded_pitch
+from regrapht.graph.recognize_memory import subscript_index as _subscript_index
 from regrapht.graph.recognize_registers import register_arrays, register_cache, runtime_indexed
 from regrapht.graph.recognize_tiles import shared_struct_fields, shared_tiles
 from regrapht.graph.taxonomy import Taxonomy, default_taxonomy
@@ -657,13 +658,6 @@ def _depth(sub: Any) -> int:
     return depth
 
 
-def _subscript_index(sub: Any) -> str:
-    idx = sub.child_by_field_name("indices") or sub.child_by_field_name("index")
-    if idx is None:
-        return _text(sub)
-    outer = sub.child_by_field_name("argument")
-    prefix = _subscript_index(outer) if outer is not None and outer.type == "subscript_expression" else ""
-    return prefix + _text(idx)
 
 
 def _is_write_target(sub: Any) -> bool:

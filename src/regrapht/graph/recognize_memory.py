@@ -24,16 +24,31 @@ _MAX_DEPTH = 8
 _CONST_QUALIFIERS = ("constexpr", "const")
 
 
-def _text(node: Any) -> str:
+def node_text(node: Any) -> str:
+    """A syntax node's source text (the recognizer modules' shared helper)."""
     return node.text.decode("utf-8", "replace")
 
 
-def _walk(node: Any) -> Iterator[Any]:
+def walk(node: Any) -> Iterator[Any]:
+    """Every node below `node`, itself first, in source order."""
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
         stack.extend(reversed(n.children))
+
+
+def subscript_index(sub: Any) -> str:
+    """The index text of a subscript chain, outermost first: tile[r][c] -> "rc"."""
+    idx = sub.child_by_field_name("indices") or sub.child_by_field_name("index")
+    if idx is None:
+        return node_text(sub)
+    outer = sub.child_by_field_name("argument")
+    prefix = subscript_index(outer) if outer is not None and outer.type == "subscript_expression" else ""
+    return prefix + node_text(idx)
+
+
+_text, _walk = node_text, walk
 
 
 # --------------------------------------------------------------------------- constants

@@ -11,9 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-
-def _text(node: Any) -> str:
-    return node.text.decode("utf-8", "replace")
+from regrapht.graph.recognize_memory import node_text as _text
+from regrapht.graph.recognize_memory import subscript_index as _subscript_index
 
 
 def _descendants(node: Any, *types: str) -> list[Any]:
@@ -26,13 +25,6 @@ def _descendants(node: Any, *types: str) -> list[Any]:
     return out
 
 
-def _subscript_index(sub: Any) -> str:
-    idx = sub.child_by_field_name("indices") or sub.child_by_field_name("index")
-    if idx is None:
-        return _text(sub)
-    outer = sub.child_by_field_name("argument")
-    prefix = _subscript_index(outer) if outer is not None and outer.type == "subscript_expression" else ""
-    return prefix + _text(idx)
 
 
 def runtime_indexed(access: Any, consts: dict[str, str | None]) -> bool:

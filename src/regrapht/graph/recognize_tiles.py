@@ -10,22 +10,12 @@ through shared memory too, but they are computed in registers: a reduction, not 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from regrapht.graph.recognize_memory import ROW_POINTER, SharedFlow, array_dims
-
-
-def _text(node: Any) -> str:
-    return node.text.decode("utf-8", "replace")
-
-
-def _walk(node: Any) -> Iterator[Any]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children))
+from regrapht.graph.recognize_memory import node_text as _text
+from regrapht.graph.recognize_memory import walk as _walk
 
 
 def _descendants(node: Any, *types: str) -> Iterable[Any]:
