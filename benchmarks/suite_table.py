@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from regrapht.bench.tiers import audit_task
-from regrapht.tasks import Task, load_suite
+from regrapht.tasks import Task, TaskError, load_suite
 
 ORDER = {"easy": 0, "medium": 1, "hard": 2}
 SPLITS = ("test", "train", "example")
@@ -63,7 +63,8 @@ def status(task: Task, check: dict[str, Any] | None) -> str:
     if not is_current(task, check):
         return "stale (changed since)"
     if not check["ok"]:
-        return "FAIL: " + check["problems"][0].split(":")[0][:60]
+        problems = check.get("problems") or ["(no reason recorded)"]
+        return "FAIL: " + problems[0].split(":")[0][:60]
     return "pass"
 
 
@@ -168,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write(block)
             return 0
         args.write.write_text(replace_between_markers(args.write.read_text(), block, str(args.write)))
-    except (TableError, OSError) as exc:
+    except (TableError, TaskError, OSError) as exc:  # a malformed task under --root, too
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote the suite table into {args.write}", file=sys.stderr)

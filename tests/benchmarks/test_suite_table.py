@@ -94,3 +94,17 @@ def test_missing_markers_and_bad_results_are_refused_with_the_reason(suite, tmp_
     bad.write_text('{"not": "a list"}')
     assert main(["--root", str(root), str(bad)]) == 2
     assert "expected the JSON list `regrapht tasks check --out` writes" in capsys.readouterr().err
+
+
+def test_a_malformed_task_and_a_failed_row_without_problems_are_reported_not_raised(suite, tmp_path, capsys) -> None:
+    root, results = suite
+    rows = json.loads(results.read_text())
+    rows[0]["ok"], rows[0]["problems"] = False, []  # a failed row that recorded no reason
+    results.write_text(json.dumps(rows))
+    assert main(["--root", str(root), str(results)]) == 0
+    assert "FAIL: (no reason recorded)" in capsys.readouterr().out
+    broken = root / "broken_task"
+    broken.mkdir()
+    (broken / "task.toml").write_text("id = [not toml")
+    assert main(["--root", str(root), str(results)]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
