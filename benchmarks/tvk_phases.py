@@ -73,6 +73,20 @@ def run_pool(jobs: Sequence[Job], slots: int, deadline: float, per_job_timeout_s
     run = PoolRun()
     waiting = list(jobs)
     running: list[tuple[Job, subprocess.Popen, Callable[[subprocess.Popen], dict], float]] = []
+    try:
+        _drive(run, waiting, running, slots, deadline, per_job_timeout_s, on_row, poll_s)
+    finally:
+        # also when a start or a finish raised: nothing this pool started outlives it
+        for job, proc, _, began in running:
+            _kill(proc)
+            run.intervals.append((began, time.monotonic()))  # it held the GPU until killed
+            run.killed.append(job.key)
+    run.not_started = [j.key for j in waiting]
+    return run
+
+
+def _drive(run: PoolRun, waiting: list, running: list, slots: int, deadline: float, per_job_timeout_s: float,
+           on_row: Callable[[str, dict], None] | None, poll_s: float) -> None:  # fmt: skip
     while waiting or running:
         now = time.monotonic()
         if now >= deadline:
@@ -102,12 +116,6 @@ def run_pool(jobs: Sequence[Job], slots: int, deadline: float, per_job_timeout_s
             run.intervals.append((began, end))
             if on_row is not None:
                 on_row(job.key, row)
-    for job, proc, _, began in running:
-        _kill(proc)
-        run.intervals.append((began, time.monotonic()))  # it held the GPU until killed
-        run.killed.append(job.key)
-    run.not_started = [j.key for j in waiting]
-    return run
 
 
 def _kill(proc: subprocess.Popen) -> None:

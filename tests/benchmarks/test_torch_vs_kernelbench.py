@@ -629,3 +629,27 @@ def test_one_call_report_compares_what_both_judged_and_prints_every_difference(c
     assert f"differs {cands[1].key}: regrapht integrity_violation, KernelBench correct" in out
     assert "judged by both: 2 of 4" in out
     assert "| candidate |" in markdown(r)
+
+
+def test_pool_kills_what_it_started_when_a_start_raises():
+    import time
+
+    from tvk_phases import Job, run_pool
+
+    started = []
+    sleep = _sleeper(30)
+
+    def start_and_keep():
+        proc, finish = sleep()
+        started.append(proc)
+        return proc, finish
+
+    def broken_start():
+        raise OSError("no such interpreter")
+
+    jobs = [Job("running", start_and_keep), Job("broken", broken_start)]
+    with pytest.raises(OSError, match="no such interpreter"):
+        run_pool(jobs, slots=2, deadline=time.monotonic() + 20, per_job_timeout_s=60)
+    # the job started before the failure was killed with the pool, not left running
+    [proc] = started
+    assert proc.poll() is not None
