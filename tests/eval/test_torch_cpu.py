@@ -63,6 +63,7 @@ CASES = [
     ("monkey_patch_timer.py", "relu", "integrity_violation", "time.perf_counter"),
     ("monkey_patch_reference.py", "relu", "integrity_violation", "Model.forward"),
     ("monkey_patch_torch.py", "relu", "integrity_violation", "torch.relu"),
+    ("disables_tamper_check.py", "relu", "integrity_violation", "torch_timing.tampered"),
     ("lazy_subclass.py", "relu", "integrity_violation", "subclass of torch.Tensor"),
     ("wrong_values.py", "relu", "wrong_answer", "output 0"),
     ("wrong_shape.py", "relu", "wrong_answer", "has shape (51,), the reference's (3, 17)"),

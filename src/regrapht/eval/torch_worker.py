@@ -34,7 +34,7 @@ with contextlib.suppress(Exception):  # absent from some builds; the compile bas
     # H100, torch 2.11): done here, before the binding snapshot, so a compile baseline is no patch.
     torch._dynamo.mutation_guard.install_generation_tagging_init()
 
-from regrapht.eval import torch_build, torch_checks, torch_sandbox
+from regrapht.eval import torch_baseline_cache, torch_build, torch_checks, torch_sandbox, torch_timing
 from regrapht.eval.worker import Channel
 
 _LOWER = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -190,6 +190,8 @@ class TorchWorker:
         spaces = torch_checks.watched_namespaces(torch, {
             "reference functions": _Functions(self.reference), "Model": self.reference.Model,
             "harness": sys.modules[__name__], "harness.TorchWorker": TorchWorker, "torch_checks": torch_checks,
+            # the timing loop and the warm caches' tamper check run in this process too
+            "torch_timing": torch_timing, "torch_baseline_cache": torch_baseline_cache,
         })  # fmt: skip
         bindings = torch_checks.binding_snapshot(spaces)
         state = torch_checks.torch_state(torch)
