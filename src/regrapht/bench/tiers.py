@@ -24,7 +24,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from regrapht.eval.suitecheck import TaskCheck
+from regrapht.eval.suitecheck import TaskCheck, solution_steps
 from regrapht.graph.recognize import recognizable, recognize
 from regrapht.graph.taxonomy import default_taxonomy
 from regrapht.tasks import Task
@@ -35,7 +35,6 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 TIERS = ("easy", "medium", "hard")
-STEPS_PREFIX = "// steps:"
 
 
 class TierRuleError(ValueError):
@@ -89,12 +88,8 @@ def tier_rule() -> TierRule:
 
 
 def declared_steps(source: str) -> list[str]:
-    """The steps solution.cu lists on its first line, in order, without repeats."""
-    first = source.lstrip().splitlines()[0] if source.strip() else ""
-    if not first.startswith(STEPS_PREFIX):
-        return []
-    steps = [m.strip() for m in first[len(STEPS_PREFIX) :].split(",") if m.strip()]
-    return list(dict.fromkeys(steps))
+    """The steps solution.cu lists on its first line (eval/suitecheck's reading), in order, without repeats."""
+    return list(dict.fromkeys(solution_steps(source) or []))
 
 
 @dataclass
