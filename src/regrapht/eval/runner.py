@@ -131,8 +131,7 @@ class Exits:
 
     def reap(self, proc: subprocess.Popen) -> None:
         """End `proc` now (SIGKILL to its group: nothing of it runs any more) and reap it in the background."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        _sigkill_group(proc)
         with self._cond:
             self._pending += 1
         threading.Thread(target=self._wait, args=(proc,), name="regrapht-reap", daemon=True).start()
@@ -197,8 +196,7 @@ def end_workers() -> int:
         _ENDING.set()
         running = list(_LIVE)
     for proc in running:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        _sigkill_group(proc)
     return len(running)
 
 
@@ -278,8 +276,7 @@ def run_worker(
         _LIVE.add(proc)
         ending = _ENDING.is_set()
     if ending:  # end_workers ran: this worker would outlive the process that watches it
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        _sigkill_group(proc)
     foreign = [False]
     last_activity = [time.monotonic()]
     # While the parent works on a message (say, preparing bench data), the worker waits on it:
@@ -451,10 +448,15 @@ def _send_line(proc: subprocess.Popen, line: str) -> None:
         pass  # the worker is gone; its exit is reported by the main loop
 
 
-def _kill_group(proc: subprocess.Popen) -> bool:
-    """SIGKILL the worker's group and reap it, waiting at most EXIT_WAIT_S; False if it is still there."""
+def _sigkill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the worker's process group (it runs in a session of its own); gone already is fine."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _kill_group(proc: subprocess.Popen) -> bool:
+    """SIGKILL the worker's group and reap it, waiting at most EXIT_WAIT_S; False if it is still there."""
+    _sigkill_group(proc)
     try:
         proc.wait(timeout=EXIT_WAIT_S)
         return True
