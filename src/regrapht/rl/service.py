@@ -92,6 +92,9 @@ class RequestError(Exception):
         return body
 
 
+_NOT_RUN = "the service shut down before this request ran; send it again"
+
+
 def _refused(evaluated: str, why: str) -> RequestError:
     return RequestError(HTTPStatus.SERVICE_UNAVAILABLE, "shutting_down", why, retry_after=1.0, evaluated=evaluated)
 
@@ -200,7 +203,7 @@ class RewardService:
                 job = self._queue.get_nowait()
             except queue.Empty:
                 break
-            job.finish(error=_refused("no", "the service shut down before this request ran; send it again"))
+            job.finish(error=_refused("no", _NOT_RUN))
         with self._lock:
             running = list(self._inflight)
         for job in running:
@@ -270,7 +273,7 @@ class RewardService:
                     self._inflight += jobs
             if stopped:  # taken as shutdown drained the queue: neither drained nor cancelled there
                 for j in jobs:
-                    j.finish(error=_refused("no", "the service shut down before this request ran; send it again"))
+                    j.finish(error=_refused("no", _NOT_RUN))
                 continue
             try:
                 groups = [g for j in jobs for g in j.groups]
