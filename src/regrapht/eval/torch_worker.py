@@ -148,9 +148,6 @@ class TorchWorker:
     def warm_baselines(self) -> None:
         """Compile the compiled baselines at the bench shape with inductor's and Triton's caches in
         the job's warm folder (eval/torch_baseline_cache.py): trusted, as the reference is."""
-        from regrapht.eval.torch_baseline_cache import CACHE_ENV
-        from regrapht.eval.torch_timing import _baseline
-
         warm = self.job["warm"]
         ref = self.reference
         set_sizes(ref, warm["sizes"])
@@ -159,12 +156,12 @@ class TorchWorker:
         for seed in warm["input_seeds"]:
             torch.manual_seed(seed)
             sets.append([to_task(x, self.dtype, self.device) for x in ref.get_inputs()])
-        for cache, var in CACHE_ENV.items():
+        for cache, var in torch_baseline_cache.CACHE_ENV.items():
             os.environ[var] = warm[cache]
         report: dict[str, Any] = {}
         for name in warm["baselines"]:
             try:
-                report[name] = {"seconds": round(_baseline(name, model, sets, self.cuda)[1], 3)}
+                report[name] = {"seconds": round(torch_timing._baseline(name, model, sets, self.cuda)[1], 3)}
             except Exception as exc:
                 report[name] = {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}
         self.send(event="baselines", setup=report)
@@ -375,9 +372,7 @@ class TorchWorker:
 
     # ---- timing (eval/torch_timing.py) -----------------------------------------------------------
     def run_timing(self, cls: Any, spec: dict[str, Any], bindings: dict[str, Any], globals_: dict[str, Any]) -> None:
-        from regrapht.eval.torch_timing import time_interleaved
-
-        time_interleaved(self, cls, spec, bindings, globals_)
+        torch_timing.time_interleaved(self, cls, spec, bindings, globals_)
 
 
 class _Functions:
