@@ -1,4 +1,4 @@
-// steps: parallelize, work_decomposition, shared_memory_tiling
+// steps: work_decomposition, shared_memory_tiling
 // One block per instance: the DP row lives in shared memory (two ping-pong copies), the block's
 // threads update all capacities of one item in parallel, and the instance's items are staged in
 // shared memory once. Rows up to 5000 capacities fit; larger ones use the per-thread fallback.
