@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from regrapht.bench.tiers import (
     TierRuleError,
+    audit_task,
     audit_tier,
     declared_steps,
     judge_tier,
@@ -137,6 +138,21 @@ def test_the_real_recognizer_finds_a_grid_stride_loop_and_unrolling() -> None:
     audit = audit_tier("easy", solution, naive)
     assert audit.baseline == ["parallelize"]
     assert audit.counted == ["grid_stride_loop", "loop_unrolling"] and audit.tier == "easy"
+
+
+def test_every_shipped_test_task_measures_its_declared_tier_and_each_tier_has_forty() -> None:
+    # issue 23 splits the test tasks 40/40/40 by measured tier; on the CPU only the steps count (a GPU
+    # check's headroom may still lower a tier)
+    pytest.importorskip("tree_sitter_cuda")
+    root = Path(__file__).resolve().parents[2] / "src" / "regrapht" / "data" / "tasks" / "test"
+    measured = {"easy": 0, "medium": 0, "hard": 0}
+    for folder in sorted(p for p in root.iterdir() if (p / "task.toml").is_file()):
+        task = load_task(folder)
+        audit = audit_task(task)
+        assert audit is not None, task.id
+        assert tier_problem(audit) is None, f"{task.id}: {audit.describe()}"
+        measured[audit.tier] += 1
+    assert min(measured.values()) >= 40, measured
 
 
 TASK_TOML = """id = "{id}"

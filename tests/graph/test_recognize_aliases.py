@@ -341,6 +341,41 @@ __global__ void hist(long long n, const unsigned char* __restrict__ in, unsigned
     assert "atomic_privatization" not in found(global_only)
 
 
+BLOCK_QUEUE = """
+__device__ void block_push(int* block_q, int* block_n, int* queue, int* count, int v) {
+    const int slot = atomicAdd(block_n, 1);
+    if (slot < 1024) block_q[slot] = v;
+    else queue[atomicAdd(count, 1)] = v;
+}
+
+__global__ void frontier(int n, const int* __restrict__ in_q, const int* __restrict__ next, int* out_q, int* out_n) {
+    __shared__ int block_q[1024];
+    __shared__ int block_n, block_base;
+    if (threadIdx.x == 0) block_n = 0;
+    __syncthreads();
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && next[in_q[i]] >= 0) block_push(block_q, &block_n, out_q, out_n, next[in_q[i]]);
+    __syncthreads();
+    const int held = min(block_n, 1024);
+    if (threadIdx.x == 0) block_base = atomicAdd(out_n, held);
+    __syncthreads();
+    for (int j = threadIdx.x; j < held; j += blockDim.x) out_q[block_base + j] = block_q[j];
+}
+"""
+
+
+def test_a_block_queue_counted_by_a_shared_scalar_privatizes_the_global_counter() -> None:
+    # the shared counter reaches the atomic through a helper's parameter
+    assert "atomic_privatization" in found(BLOCK_QUEUE)
+    # and directly in the kernel
+    inline = BLOCK_QUEUE.replace("block_push(block_q, &block_n, out_q, out_n, next[in_q[i]]);",
+                                 "block_q[atomicAdd(&block_n, 1)] = next[in_q[i]];")
+    assert "atomic_privatization" in found(inline)
+    # the same helper given the global counter: every push is a global atomic
+    direct = BLOCK_QUEUE.replace("block_push(block_q, &block_n, out_q, out_n,", "block_push(block_q, out_n, out_q, out_n,")
+    assert "atomic_privatization" not in found(direct)
+
+
 def test_only_wide_cp_async_copies_are_vectorized() -> None:
     wide = 'asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\\n" ::"r"(d), "l"(g));'
     narrow = 'asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\\n" ::"r"(d), "l"(g));'

@@ -338,6 +338,30 @@ class _Analysis:
                 names.setdefault(m.group(1), line_no)
         return names
 
+    def _shared_counters(self) -> tuple[set[str], set[tuple[int, str]]]:
+        """`__shared__` scalars whose address reaches an atomic (a block's private counter standing in
+        for a global one, e.g. a block-local queue's length), and the (function id, parameter) pairs of
+        the file's own functions that receive such an address."""
+        names: set[str] = set()
+        for d in self.of_type("declaration"):
+            if not any(c.type in ("storage_class_specifier", "type_qualifier") and "__shared__" in _text(c) for c in d.children):
+                continue
+            if not any(c.type in ("primitive_type", "sized_type_specifier") for c in d.children):
+                continue
+            for decl in d.named_children:
+                core = decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl
+                if core is not None and core.type == "identifier":
+                    names.add(_text(core))
+        params: set[tuple[int, str]] = set()
+        for c in self.of_type("call_expression"):
+            args = c.child_by_field_name("arguments")
+            for g in self.flow.callees(c):
+                for i, arg in enumerate(args.named_children if args is not None else ()):
+                    m = re.fullmatch(r"&\s*(\w+)", _text(arg))
+                    if m and m.group(1) in names and i < len(self.flow.params[g.id]):
+                        params.add((g.id, self.flow.params[g.id][i]))
+        return names, params
+
     def _shared_ranks(self) -> dict[str, int]:
         """Names of __shared__ arrays -> number of declared dimensions."""
         ranks: dict[str, int] = {}
@@ -508,6 +532,7 @@ class _Analysis:
             else set()
         )
         shared = self._shared_arrays()
+        counters, counter_params = self._shared_counters()
         for c in self.of_type("call_expression"):
             fn = c.child_by_field_name("function")
             if fn is None or _text(fn).split("::")[-1] not in atomic_names:
@@ -521,6 +546,14 @@ class _Analysis:
             ):
                 self.add("atomic_privatization", line, "atomic on a shared-memory private copy")
                 continue
+            if first is not None:
+                m = re.fullmatch(r"&\s*(\w+)", _text(first))
+                f = self.flow.function_of(c)
+                if (m and m.group(1) in counters) or (
+                    f is not None and first.type == "identifier" and (f.id, _text(first)) in counter_params
+                ):
+                    self.add("atomic_privatization", line, "atomic on a block's shared-memory counter")
+                    continue
             value = args.named_children[1] if args is not None and len(args.named_children) > 1 else None
             if value is not None and re.search(r"\b__popc(ll)?\s*\(", _text(value)):
                 # one atomic carries the population count of a lane mask: the warp's lanes were aggregated

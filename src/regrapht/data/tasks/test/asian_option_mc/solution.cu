@@ -1,4 +1,4 @@
-// steps: parallelize, work_decomposition, strength_reduction, warp_shuffle_reduction, block_tree_reduction, atomic_operations
+// steps: parallelize, work_decomposition, strength_reduction, warp_shuffle_reduction, block_tree_reduction, atomic_operations, grid_stride_loop, atomic_privatization
 // A 2D grid: blockIdx.y picks the option, and the threads of blockIdx.x's chunk each simulate one
 // path at a time, so thousands of paths run in parallel instead of one thread per option. Per-option
 // constants are hoisted, each hash yields both Box-Muller normals through one sincosf, and the

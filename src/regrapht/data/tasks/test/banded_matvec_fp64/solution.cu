@@ -1,4 +1,4 @@
-// steps: memory_coalescing, shared_memory_tiling
+// steps: memory_coalescing, shared_memory_tiling, vectorized_access
 // A thread per row reads its row of the band: 32 rows of a warp lie (kl+ku+1)*8 bytes apart, so each
 // load touches 32 sectors and the L1 thrashes. Here a block's rows are one contiguous slab of ab:
 // the block copies it into shared memory with consecutive threads on consecutive 16-byte pairs,

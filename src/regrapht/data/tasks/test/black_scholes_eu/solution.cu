@@ -1,4 +1,4 @@
-// steps: vectorized_access, mixed_precision
+// steps: vectorized_access
 // Single precision is within the tolerance (fp32 logf/expf/erfcf are accurate to a few ulp), so each
 // thread prices four options in float, with float4 loads and stores, instead of the reference's double
 // arithmetic. N(-d) is evaluated as erfc's tail, not as 1 - N(d), which would lose the put's digits.

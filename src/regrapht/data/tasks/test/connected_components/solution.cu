@@ -1,4 +1,4 @@
-// steps: parallelize, algorithmic_change, atomic_operations, work_decomposition, memory_coalescing, read_only_cache
+// steps: algorithmic_change, work_decomposition, memory_coalescing, read_only_cache, grid_stride_loop
 // ECL-CC style union-find instead of label propagation: each vertex starts pointing at its
 // smallest smaller neighbour, every undirected edge is hooked once by linking the larger of the two
 // roots under the smaller with atomicCAS (parents only ever decrease, so every root is the minimum

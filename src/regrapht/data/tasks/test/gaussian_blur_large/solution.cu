@@ -1,4 +1,4 @@
-// steps: parallelize, constant_memory, shared_memory_tiling, kernel_fusion, thread_coarsening, loop_unrolling
+// steps: parallelize, constant_memory, shared_memory_tiling, kernel_fusion, thread_coarsening, loop_unrolling, register_tiling, read_only_cache
 // One fused kernel: a 32-column x 64-row output tile loads its clamped input window (with a radius
 // halo on every side) into shared memory, runs the horizontal pass for all window rows into a second
 // shared buffer, then each thread produces 8 output rows of one column from it. The intermediate image

@@ -1,4 +1,4 @@
-// steps: memory_coalescing, shared_memory_tiling
+// steps: memory_coalescing, shared_memory_tiling, bank_conflict_avoidance
 // The transposed operand goes through a 32 x 32 shared-memory tile: a block reads a 32 x 32 tile of
 // B with consecutive threads on consecutive elements of a row of B, and reads it back by columns,
 // so every global access (A, B and C) is a full 256-byte row segment. The pitch of 33 doubles puts

@@ -1,4 +1,4 @@
-// steps: parallelize, algorithmic_change, strength_reduction, data_layout_transform, atomic_operations, read_only_cache
+// steps: parallelize, algorithmic_change, strength_reduction, data_layout_transform, atomic_operations, read_only_cache, warp_aggregated_atomics
 // Jones-Plassmann over a worklist of the uncolored vertices, one pass over the neighbours per try.
 // The output array doubles as the state: color[v] >= 0 is a final color, and -(priority + 1) marks
 // an uncolored vertex, so one gather tells both. A colored neighbour of an uncolored vertex always

@@ -1,4 +1,4 @@
-// steps: parallelize, atomic_privatization, work_decomposition, grid_stride_loop, vectorized_access, algorithmic_change
+// steps: parallelize, atomic_privatization, work_decomposition, grid_stride_loop, vectorized_access, algorithmic_change, launch_config_tuning, read_only_cache
 // The 65536 joint bins do not fit one block's shared memory as 32-bit counters, so the bins are
 // split into 4 slices of 16384 (64 rows of a): blockIdx.y picks a slice, and the blocks of a slice
 // stream the whole image pair with 4-pixel (uchar4) loads, counting only their slice's pixels in a

@@ -1,4 +1,4 @@
-// steps: kernel_fusion, shared_memory_tiling, atomic_privatization, atomic_operations, grid_stride_loop, loop_unrolling
+// steps: kernel_fusion, shared_memory_tiling, atomic_privatization, atomic_operations, grid_stride_loop, loop_unrolling, launch_config_tuning, read_only_cache
 // One kernel an iteration. Its prologue finishes the previous iteration's update (each block divides
 // the previous sums into its shared copy of the centroids; block 0 also keeps them for the next
 // iteration), so the centroid kernel of every iteration but the last is fused away. A block-sized

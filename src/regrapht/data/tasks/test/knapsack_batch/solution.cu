@@ -1,7 +1,11 @@
-// steps: parallelize, work_decomposition, shared_memory_tiling
+// steps: work_decomposition, shared_memory_tiling, kernel_fusion
 // One block per instance: the DP row lives in shared memory (two ping-pong copies), the block's
-// threads update all capacities of one item in parallel, and the instance's items are staged in
-// shared memory once. Rows up to 5000 capacities fit; larger ones use the per-thread fallback.
+// threads update all capacities in parallel, and the instance's items are staged in shared memory
+// once. Each pass takes two items at once: the row after both is the best of skipping both or
+// taking item 1, item 2 or both, max(cur[c], cur[c-w1]+v1, cur[c-w2]+v2, cur[c-w1-w2]+v1+v2),
+// so the row between them is never stored: 4 shared reads and 1 write per cell for two items
+// instead of 6 accesses, and half the barriers. An odd item count ends with a one-item pass.
+// Rows up to 5000 capacities fit; larger ones use the per-thread fallback.
 constexpr int kThreads = 256;
 constexpr int kMaxItems = 64;
 
@@ -20,11 +24,22 @@ __global__ void knapsack_block(int items, int capacity, const int* weight, const
             v_s[k] = value[base + k0 + k];
         }
         __syncthreads();
-        for (int k = 0; k < chunk; ++k) {
-            const int w = w_s[k], v = v_s[k];
-            for (int c = threadIdx.x; c <= capacity; c += kThreads) {
-                int keep = cur[c];
-                nxt[c] = c >= w ? max(keep, cur[c - w] + v) : keep;
+        for (int k = 0; k < chunk; k += 2) {
+            const int w1 = w_s[k], v1 = v_s[k];
+            if (k + 1 < chunk) {
+                const int w2 = w_s[k + 1], v2 = v_s[k + 1];
+                for (int c = threadIdx.x; c <= capacity; c += kThreads) {
+                    int best = cur[c];
+                    if (c >= w1) best = max(best, cur[c - w1] + v1);
+                    if (c >= w2) best = max(best, cur[c - w2] + v2);
+                    if (c >= w1 + w2) best = max(best, cur[c - w1 - w2] + v1 + v2);
+                    nxt[c] = best;
+                }
+            } else {  // the chunk's last item, when it has an odd count
+                for (int c = threadIdx.x; c <= capacity; c += kThreads) {
+                    int keep = cur[c];
+                    nxt[c] = c >= w1 ? max(keep, cur[c - w1] + v1) : keep;
+                }
             }
             __syncthreads();
             int* t = cur;

@@ -1,4 +1,4 @@
-// steps: parallelize, algorithmic_change, work_decomposition, shared_memory_tiling, thread_coarsening, memory_coalescing
+// steps: parallelize, algorithmic_change, work_decomposition, shared_memory_tiling, thread_coarsening, memory_coalescing, loop_unrolling, read_only_cache
 // Merge path. (1) A partition kernel binary-searches the merge path at every 2048-output tile
 // boundary, so each block knows exactly which slices of a and b it merges. (2) Each block loads
 // its two slices into shared memory with coalesced reads, every thread finds its own 8-output

@@ -1,4 +1,4 @@
-// steps: parallelize, algorithmic_change, kernel_fusion, data_layout_transform, atomic_operations, read_only_cache
+// steps: parallelize, algorithmic_change, kernel_fusion, data_layout_transform, atomic_operations, read_only_cache, warp_aggregated_atomics
 // One fused kernel per round over a worklist of the undecided vertices. Status and priority share
 // one word per vertex (the priority while undecided, -2 once in the set, -1 once out), so a
 // neighbour costs one gather instead of two. A vertex leaves as soon as it sees a neighbour in the

@@ -1,4 +1,4 @@
-// steps: parallelize, algorithmic_change, atomic_privatization, thread_coarsening, shared_memory_tiling, library_primitive
+// steps: parallelize, algorithmic_change, atomic_privatization, thread_coarsening, shared_memory_tiling, library_primitive, warp_aggregated_atomics, loop_unrolling, read_only_cache
 // Parallel LSD radix sort, 8 bits per pass, four passes ping-ponging through a scratch buffer.
 // Per pass: (1) each 4096-element tile builds its 256-bin digit histogram in shared memory and
 // stores it digit-major (counts[digit * tiles + tile]); (2) one CUB exclusive scan over those

@@ -1,4 +1,4 @@
-// steps: parallelize, algorithmic_change, work_decomposition, shared_memory_tiling, memory_coalescing, register_tiling
+// steps: parallelize, algorithmic_change, work_decomposition, shared_memory_tiling, memory_coalescing, register_tiling, loop_unrolling, read_only_cache
 // One warp per segment, rank sort in shared memory. The warp loads its segment's keys (at most
 // 256) into shared memory with coalesced reads; each lane keeps up to eight of the keys in
 // registers and, in one pass over the shared keys (each shared read is a broadcast), counts for

@@ -1,4 +1,4 @@
-// steps: parallelize, algorithmic_change, atomic_privatization, grid_stride_loop, atomic_operations, library_primitive
+// steps: parallelize, algorithmic_change, atomic_privatization, grid_stride_loop, atomic_operations, library_primitive, warp_aggregated_atomics, read_only_cache
 // Radix select instead of k rounds of argmax. On order-preserving 32-bit score keys, three
 // histogram passes (11 + 11 + 10 bits; shared-memory histograms with warp-aggregated increments,
 // then one global add per bin) each fix the next digit of the k-th largest key T, counting only the

@@ -1,4 +1,4 @@
-// steps: parallelize, work_decomposition, algorithmic_change, atomic_privatization, warp_shuffle_reduction, read_only_cache
+// steps: parallelize, work_decomposition, algorithmic_change, atomic_privatization, warp_shuffle_reduction, read_only_cache, grid_stride_loop
 // One warp per vertex u, one lane per edge (u, v) with v > u. Each lane intersects the two sorted
 // tails (entries of u's row after v, entries of v's row above v) by walking the shorter one and
 // binary-searching the longer with a shrinking window, instead of a linear merge. Counts for u and

@@ -1,4 +1,4 @@
-// steps: tensor_core_mma, shared_memory_tiling, mixed_precision, warp_shuffle_reduction, vectorized_access, work_decomposition
+// steps: tensor_core_mma, shared_memory_tiling, mixed_precision, warp_shuffle_reduction, vectorized_access, work_decomposition, register_tiling, loop_unrolling
 // A block of four warps per window, a warp per 16 query rows. Q, K and V arrive in shared memory by
 // 16-byte cp.async copies (rows past L zero-filled), S = Q K^T comes from fp16 WMMA with fp32
 // accumulation, and the softmax runs in registers (two lanes per row, max and sum by shuffles).

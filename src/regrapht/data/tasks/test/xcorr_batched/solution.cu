@@ -1,4 +1,4 @@
-// steps: parallelize, work_decomposition, shared_memory_tiling, register_tiling, bank_conflict_avoidance, loop_unrolling
+// steps: parallelize, work_decomposition, shared_memory_tiling, register_tiling, bank_conflict_avoidance, loop_unrolling, read_only_cache
 // A block (4 warps) owns one signal pair and a tile of 256 lags. The signals stream through shared
 // memory in chunks of 1024 samples (zero past the end, so no bounds tests in the inner loop); inside a
 // chunk each warp takes a quarter of the samples, and each lane accumulates 8 consecutive lags in
