@@ -1,4 +1,4 @@
-// steps: memory_coalescing, shared_memory_tiling
+// steps: memory_coalescing, shared_memory_tiling, bank_conflict_avoidance, loop_unrolling
 // A thread per row walks its row 8n bytes away from its neighbours' rows: every load and store of a
 // warp touches 32 sectors. Here a block's 64 rows (one contiguous slab of A) come into shared memory
 // with consecutive threads on consecutive elements, each thread rotates its row there carrying the
