@@ -1,31 +1,56 @@
 // steps: parallelize, work_decomposition, shared_memory_tiling, atomic_privatization, atomic_operations
 // Invert the loop nest: threads own points (grid-stride) instead of boxes, so the work is spread over
-// the whole GPU. The boxes are staged in shared memory one tile at a time (broadcast reads), hits are
-// counted in per-block shared counters, and each block merges its counters with one atomicAdd per box.
+// the whole GPU. The boxes are staged in shared memory one tile at a time, hits are counted in
+// per-block shared counters, and each block merges its counters with one atomicAdd per box.
+// The box tests are the whole cost (npoints x nboxes of them), and shared loads, not compares, bound
+// a one-point-per-thread loop: a box is kept as a float4 (min x, y, z, max x) and a float2 (max y, z),
+// two broadcast loads instead of six, and each thread tests PPT points (registers) against each box
+// it loads, so a load serves PPT tests and a hit adds to the shared counter once per box, not once
+// per point.
 
 #define BOX_TILE 1024
 #define TPB 256
+#define PPT 4
 
 __global__ void __launch_bounds__(TPB) points_in_boxes_tiled(int npoints, int nboxes, const float* __restrict__ points,
                                                              const float* __restrict__ boxes, int* __restrict__ counts) {
-    __shared__ float s_lo[3][BOX_TILE];
-    __shared__ float s_hi[3][BOX_TILE];
+    __shared__ float4 s_lo_hx[BOX_TILE];  // min x, min y, min z, max x
+    __shared__ float2 s_hyz[BOX_TILE];    // max y, max z
     __shared__ int s_count[BOX_TILE];
+    const long long threads = (long long)gridDim.x * TPB;
     for (int tile = 0; tile < nboxes; tile += BOX_TILE) {
-        int nb = min(BOX_TILE, nboxes - tile);
+        const int nb = min(BOX_TILE, nboxes - tile);
         for (int b = threadIdx.x; b < nb; b += TPB) {
             const float* box = boxes + 6LL * (tile + b);
-            s_lo[0][b] = box[0]; s_lo[1][b] = box[1]; s_lo[2][b] = box[2];
-            s_hi[0][b] = box[3]; s_hi[1][b] = box[4]; s_hi[2][b] = box[5];
+            s_lo_hx[b] = make_float4(box[0], box[1], box[2], box[3]);
+            s_hyz[b] = make_float2(box[4], box[5]);
             s_count[b] = 0;
         }
         __syncthreads();
-        for (long long p = (long long)blockIdx.x * TPB + threadIdx.x; p < npoints; p += (long long)gridDim.x * TPB) {
-            float x = points[3 * p], y = points[3 * p + 1], z = points[3 * p + 2];
+        // Thread t takes points t, t + threads, ..., t + (PPT - 1) threads, then moves on by PPT threads.
+        for (long long p0 = (long long)blockIdx.x * TPB + threadIdx.x; p0 < npoints; p0 += PPT * threads) {
+            float x[PPT], y[PPT], z[PPT];
+#pragma unroll
+            for (int j = 0; j < PPT; ++j) {
+                const long long p = p0 + j * threads;
+                if (p < npoints) {
+                    x[j] = points[3 * p];
+                    y[j] = points[3 * p + 1];
+                    z[j] = points[3 * p + 2];
+                } else {
+                    // past the end: NaN coordinates fail every comparison, so no branch in the box loop
+                    x[j] = y[j] = z[j] = __int_as_float(0x7fc00000);
+                }
+            }
             for (int b = 0; b < nb; ++b) {
-                bool in = x >= s_lo[0][b] && x <= s_hi[0][b] && y >= s_lo[1][b] && y <= s_hi[1][b] &&
-                          z >= s_lo[2][b] && z <= s_hi[2][b];
-                if (in) atomicAdd(&s_count[b], 1);
+                const float4 lo = s_lo_hx[b];
+                const float2 hi = s_hyz[b];
+                int hits = 0;
+#pragma unroll
+                for (int j = 0; j < PPT; ++j)
+                    hits += (x[j] >= lo.x) & (x[j] <= lo.w) & (y[j] >= lo.y) & (y[j] <= hi.x) & (z[j] >= lo.z) &
+                            (z[j] <= hi.y);
+                if (hits) atomicAdd(&s_count[b], hits);
             }
         }
         __syncthreads();
@@ -41,7 +66,7 @@ void points_in_boxes(int npoints, int nboxes, const float* points, const float* 
     if (npoints <= 0) return;
     int sms = 132;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    long long want = ((long long)npoints + TPB - 1) / TPB;
-    int blocks = (int)(want < 4LL * sms ? want : 4LL * sms);
+    const long long want = ((long long)npoints + TPB * PPT - 1) / (TPB * PPT);
+    const int blocks = (int)(want < 4LL * sms ? want : 4LL * sms);
     points_in_boxes_tiled<<<blocks, TPB>>>(npoints, nboxes, points, boxes, counts);
 }
