@@ -192,6 +192,17 @@ def test_peak_table_covers_every_compute_unit():
     assert set(peaks.units()) == set(COMPUTE_UNITS)
     assert peaks.unit_rate("9.0", "fp32") == 256
     assert peaks.bound_rate("9.0") == 8192
+    # DMMA doubles Hopper's FP64 rate; the DMMA tasks' floors would be half as strict without it
+    assert peaks.unit_rate("9.0", "fp64_tensor") == 2 * peaks.unit_rate("9.0", "fp64")
+
+
+def test_the_dmma_fp64_tasks_declare_the_fp64_tensor_unit():
+    from regrapht.tasks import builtin_tasks_root, load_task
+
+    for name in ("syrk_gram_fp64", "trsm_lower_multi_rhs_fp64", "newton_schulz_inverse_fp64"):
+        task = load_task(builtin_tasks_root() / "test" / name)
+        assert task.roofline.compute == "fp64_tensor", name
+        assert "tensor_core_mma" in task.solution_path.read_text().splitlines()[0], name
 
 
 def test_nan_and_inf_must_match_even_under_an_infinite_tolerance():

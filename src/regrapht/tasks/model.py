@@ -14,7 +14,16 @@ from regrapht.tasks.variants import VariantSpec
 
 # What a task's operations run on (`[roofline] compute`); the peak of each, per GPU architecture,
 # is data: regrapht/data/gpu_peaks.toml.
-COMPUTE_UNITS = ("fp64", "fp32", "int32", "tf32_tensor", "fp16_tensor", "fp8_tensor", "int8_tensor")
+COMPUTE_UNITS = (
+    "fp64",
+    "fp32",
+    "int32",
+    "fp64_tensor",
+    "tf32_tensor",
+    "fp16_tensor",
+    "fp8_tensor",
+    "int8_tensor",
+)
 
 # Generators whose float values a timed call may see perturbed by default (None: a joint generator's
 # slot, such as a CSR matrix's values).

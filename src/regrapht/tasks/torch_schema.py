@@ -33,7 +33,7 @@ CATEGORIES = (
 DIFFICULTIES = ("easy", "medium", "hard")
 SPLITS = ("train", "test", "example")
 DTYPES = ("float32", "bfloat16", "float16")
-COMPUTE = ("fp64", "fp32", "int32", "tf32_tensor", "fp16_tensor", "fp8_tensor", "int8_tensor")
+COMPUTE = ("fp64", "fp32", "int32", "fp64_tensor", "tf32_tensor", "fp16_tensor", "fp8_tensor", "int8_tensor")
 _TOP = {
     "kind",
     "title",

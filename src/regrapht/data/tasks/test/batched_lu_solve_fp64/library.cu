@@ -18,15 +18,18 @@ __global__ void fill_pointers(int batch, int n, const double* LU, double* x, con
 
 void batched_lu_solve_fp64(int batch, int n, const double* LU, const int* piv, const double* b, double* x) {
     if (batch <= 0 || n <= 0) return;
-    static void** ptrs = nullptr;
+    // Two typed arrays rather than one void* buffer split in two: a reinterpret_cast from void** to
+    // const double** casts away qualifiers, which nvcc 13 rejects.
+    static const double** a_ptrs = nullptr;
+    static double** b_ptrs = nullptr;
     static int capacity = 0;
     if (batch > capacity) {
-        if (ptrs) cudaFree(ptrs);
-        cudaMalloc(&ptrs, 2 * (size_t)batch * sizeof(void*));
+        if (a_ptrs) cudaFree(a_ptrs);
+        if (b_ptrs) cudaFree(b_ptrs);
+        cudaMalloc(&a_ptrs, (size_t)batch * sizeof(const double*));
+        cudaMalloc(&b_ptrs, (size_t)batch * sizeof(double*));
         capacity = batch;
     }
-    const double** a_ptrs = reinterpret_cast<const double**>(ptrs);
-    double** b_ptrs = reinterpret_cast<double**>(ptrs + batch);
     fill_pointers<<<(batch + 255) / 256, 256>>>(batch, n, LU, x, a_ptrs, b_ptrs);
     cudaMemcpyAsync(x, b, (size_t)batch * n * sizeof(double), cudaMemcpyDeviceToDevice);
     int info = 0;  // reports an invalid argument only; the factors are not checked

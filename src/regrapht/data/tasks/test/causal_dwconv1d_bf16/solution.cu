@@ -4,6 +4,10 @@
 // time), keeps the K-row window and its 8 x K taps in registers (K is a template parameter, so the
 // window slides by renaming registers), and writes each step's 8 outputs as two float4 stores.
 // Consecutive threads take consecutive channel groups, so every load and store is coalesced.
+// The window stays packed (8 bf16 in a uint4, widened when a step uses it): widened up front it held
+// 88 floats and the kernel 162 registers, one 256-thread block per SM, too few loads and stores in
+// flight for a streaming kernel; packed, two blocks fit for K <= 4 (__launch_bounds__ holds them to
+// 128 registers; larger K would spill there, so they keep one block).
 #include <cuda_bf16.h>
 
 constexpr int STEPS = 8;
@@ -18,7 +22,7 @@ __device__ __forceinline__ void widen8(uint4 v, float* out) {
 }
 
 template <int K>
-__global__ void __launch_bounds__(256) dwconv_tile(int batch, int L, int C, const unsigned short* __restrict__ x,
+__global__ void __launch_bounds__(256, K <= 4 ? 2 : 1) dwconv_tile(int batch, int L, int C, const unsigned short* __restrict__ x,
                                                    const float* __restrict__ w, const float* __restrict__ bias,
                                                    float* __restrict__ y) {
     const int groups = C >> 3, chunks = (L + STEPS - 1) / STEPS;
@@ -36,26 +40,25 @@ __global__ void __launch_bounds__(256) dwconv_tile(int batch, int L, int C, cons
 #pragma unroll
         for (int k = 0; k < K; ++k) tap[j][k] = __ldg(w + (c0 + j) * K + k);
     }
-    float win[STEPS + K - 1][8];  // rows t0-K+1 .. t0+STEPS-1
+    uint4 win[STEPS + K - 1];  // rows t0-K+1 .. t0+STEPS-1, raw bf16 (all-zero bits are 0.0f)
 #pragma unroll
     for (int r = 0; r < STEPS + K - 1; ++r) {
         const int src = t0 - K + 1 + r;
-        if (src >= 0 && src < L) {
-            widen8(__ldg(reinterpret_cast<const uint4*>(x + (base + src) * C + c0)), win[r]);
-        } else {
-#pragma unroll
-            for (int j = 0; j < 8; ++j) win[r][j] = 0.0f;
-        }
+        win[r] = src >= 0 && src < L ? __ldg(reinterpret_cast<const uint4*>(x + (base + src) * C + c0))
+                                     : make_uint4(0u, 0u, 0u, 0u);
     }
 #pragma unroll
     for (int s = 0; s < STEPS; ++s) {
         if (t0 + s >= L) break;
+        float rows[K][8];
+#pragma unroll
+        for (int k = 0; k < K; ++k) widen8(win[s + k], rows[k]);
         float out[8];
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
             float acc = b8[j];
 #pragma unroll
-            for (int k = 0; k < K; ++k) acc = fmaf(tap[j][k], win[s + k][j], acc);
+            for (int k = 0; k < K; ++k) acc = fmaf(tap[j][k], rows[k][j], acc);
             out[j] = acc / (1.0f + __expf(-acc));
         }
         float4* dst = reinterpret_cast<float4*>(y + (base + t0 + s) * C + c0);

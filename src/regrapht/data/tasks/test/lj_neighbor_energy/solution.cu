@@ -15,6 +15,9 @@ __global__ void lj_grouped(int n, int max_neigh, const float* __restrict__ x, co
     int lane = (int)(t % GROUP);
     // whole groups stay together, so the shuffles below always see all eight lanes
     bool active = i < n;
+    // V(rc2) / (4 eps), subtracted per pair inside the cutoff (the shifted potential)
+    const float s2c = sigma2 / rc2, s6c = s2c * s2c * s2c;
+    const float shift = s6c * s6c - s6c;
     float sum = 0.0f;
     if (active) {
         float xi = x[i], yi = y[i], zi = z[i];
@@ -27,7 +30,7 @@ __global__ void lj_grouped(int n, int max_neigh, const float* __restrict__ x, co
             if (r2 < rc2) {
                 float s2 = sigma2 * __frcp_rn(r2);
                 float s6 = s2 * s2 * s2;
-                sum += s6 * s6 - s6;
+                sum += (s6 * s6 - s6) - shift;
             }
         }
     }
