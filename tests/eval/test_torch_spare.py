@@ -51,7 +51,7 @@ class _Watch:
 def test_the_next_candidate_runs_in_the_spare_started_ahead(monkeypatch) -> None:
     relu = find_task("relu")
     plain = (HOSTILE / "plain_torch_relu.py").read_text()
-    with Evaluator(_config()) as evaluator:
+    with Evaluator(_config(torch_spares=1)) as evaluator:
         judge = evaluator.torch_judge()
         watch = _Watch(judge, monkeypatch)
         judge.spare_targets.add("cpu")  # as on cuda: the spare starts with the first candidate's worker
@@ -62,6 +62,23 @@ def test_the_next_candidate_runs_in_the_spare_started_ahead(monkeypatch) -> None
         assert second.status == "correct", second.message
         assert watch.hellos[1] == watch.spares[0] != watch.hellos[0]
         assert second.sandbox == first.sandbox | {"seconds": second.sandbox["seconds"]}  # confined alike
+
+
+def test_spares_are_kept_topped_up_and_taken_oldest_first(monkeypatch) -> None:
+    relu = find_task("relu")
+    plain = (HOSTILE / "plain_torch_relu.py").read_text()
+    with Evaluator(_config(torch_spares=2)) as evaluator:
+        judge = evaluator.torch_judge()
+        watch = _Watch(judge, monkeypatch)
+        judge.spare_targets.add("cpu")
+        assert evaluator.evaluate(relu, plain, "cpu").status == "correct"
+        assert len(watch.spares) == 2  # both started with the first candidate's worker
+        assert evaluator.evaluate(relu, plain + "# again\n", "cpu").status == "correct"
+        # the second candidate ran in the oldest spare, and one more was started in its place
+        assert watch.hellos[1] == watch.spares[0] and len(watch.spares) == 3
+        assert [s[0].proc.pid for s in judge._spares] == watch.spares[1:]
+        left = list(judge._spares)
+    assert all(not s[0].alive() and not s[1].exists() for s in left)  # closing ended every untaken spare
 
 
 def test_a_spare_is_confined_when_its_job_arrives(monkeypatch) -> None:
@@ -98,7 +115,7 @@ def test_closing_ends_an_untaken_spare(monkeypatch) -> None:
         _Watch(judge, monkeypatch)
         judge.spare_targets.add("cpu")
         evaluator.evaluate(relu, (HOSTILE / "plain_torch_relu.py").read_text(), "cpu")
-        spare = judge._spare
-        assert spare is not None and spare[0].alive()
-    # closing the evaluator ended the spare that no candidate took, and removed its folder
-    assert not spare[0].alive() and not spare[1].exists()
+        spares = list(judge._spares)
+        assert spares and all(s[0].alive() for s in spares)
+    # closing the evaluator ended the spares that no candidate took, and removed their folders
+    assert all(not s[0].alive() and not s[1].exists() for s in spares)

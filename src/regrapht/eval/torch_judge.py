@@ -97,9 +97,10 @@ class TorchJudge:
         # Why candidates run unconfined (eval/torch_sandbox.py): turned off, or it broke the harness here.
         self.sandbox_off: str | None = None if config.sandbox else "turned off (EvalConfig.sandbox)"
         self._pool: torch_prebuild.BuildPool | None = None
-        # The next candidate's worker, started ahead (torch imported) in a scratch folder of its own:
-        # (process, folder, whether its environment is the sandbox's). EvalConfig.spare_worker.
-        self._spare: tuple[SpareWorker, Path, bool] | None = None
+        # The next candidates' workers, started ahead (torch imported), each in a scratch folder of its
+        # own: (process, folder, whether its environment is the sandbox's), oldest first.
+        # EvalConfig.spare_worker turns them on, EvalConfig.torch_spares bounds them.
+        self._spares: list[tuple[SpareWorker, Path, bool]] = []
         self._spare_lock = threading.Lock()  # an evaluator may be shared by threads
         # The targets whose candidates get a spare, started with the current candidate's worker: cuda,
         # where its import runs on host cores the GPU measurement does not use. Not cpu: there it would
@@ -113,6 +114,11 @@ class TorchJudge:
         if self._pool is None:
             self._pool = torch_prebuild.BuildPool(self.cache_dir, self.config.jobs)
         return self._pool
+
+    @property
+    def _spare(self) -> tuple[SpareWorker, Path, bool] | None:
+        """The spare the next candidate takes (the oldest), if any."""
+        return self._spares[0] if self._spares else None
 
     def close(self) -> None:
         self._discard_spare()
@@ -390,31 +396,34 @@ class TorchJudge:
         return env
 
     def _start_spare(self) -> None:
-        """Start the next candidate's worker now, in a fresh scratch folder with that folder's
-        environment: Python, torch and inductor come up off the next candidate's turn. It runs no
-        candidate code until its job arrives, and is confined then, as every worker is."""
+        """Top the spares up to EvalConfig.torch_spares, each a worker in a fresh scratch folder with
+        that folder's environment: Python, torch and inductor come up off the next candidates' turns.
+        A spare runs no candidate code until its job arrives, and is confined then, as every worker is."""
         with self._spare_lock:
-            if self._spare is not None or not self.config.spare_worker:
+            if not self.config.spare_worker:
                 return
-            folder = self._fresh_dir("cand")
-            sandboxed = self.sandbox_off is None
-            self._spare = (SpareWorker("", self._env(folder, sandboxed), module=WORKER), folder, sandboxed)
+            while len(self._spares) < max(1, self.config.torch_spares):
+                folder = self._fresh_dir("cand")
+                sandboxed = self.sandbox_off is None
+                self._spares.append((SpareWorker("", self._env(folder, sandboxed), module=WORKER), folder, sandboxed))
 
     def _take_spare(self) -> tuple[SpareWorker, Path] | None:
-        """The spare started for this candidate, if its environment is still the one a job needs."""
-        with self._spare_lock:
-            spare, self._spare = self._spare, None
-        if spare is None:
-            return None
-        if spare[2] != (self.sandbox_off is None):  # the sandbox was turned off since: its caches are wrong
-            spare[0].discard()
+        """The oldest spare (the likeliest to have torch imported), if its environment is still the
+        one a job needs; spares made for another environment are ended."""
+        while True:
+            with self._spare_lock:
+                if not self._spares:
+                    return None
+                spare = self._spares.pop(0)
+            if spare[2] == (self.sandbox_off is None):
+                return spare[0], spare[1]
+            spare[0].discard()  # the sandbox was turned off since: its caches are wrong
             shutil.rmtree(spare[1], ignore_errors=True)
-            return None
-        return spare[0], spare[1]
 
     def _discard_spare(self) -> None:
-        spare = self._take_spare()
-        if spare is not None:
+        with self._spare_lock:
+            spares, self._spares = self._spares, []
+        for spare in spares:
             spare[0].discard()
             shutil.rmtree(spare[1], ignore_errors=True)
 
