@@ -92,6 +92,27 @@ def phases(run: dict[str, Any]) -> dict[str, float]:
             "timing": timing - ready - setup, "exit": total - timing, "total": total}  # fmt: skip
 
 
+def row(task: str, ev: Any, cand: dict[str, Any], first: bool, reference_s: float) -> dict[str, Any]:
+    """One candidate's line of the report: its worker's phases, the record's own seconds, every
+    baseline's speedup (Speedup.to_dict's `value`) and what the record says of baselines that
+    failed to set up (`integrity`), so a missing baseline is seen, not read as no baseline."""
+    return {"task": task, "status": ev.status, "first": first, "phases": phases(cand), "reference_s": reference_s,
+            "record_seconds": ev.seconds, "speedups": {k: v.get("value") for k, v in ev.speedups.items()},
+            "integrity": list(ev.integrity), "message": ev.message[:300]}  # fmt: skip
+
+
+def prebuild_all(judge: TorchJudge, sources: list[str], target: str) -> float:
+    """Every candidate's extension built on the judge's CPU pool before the first device turn, as
+    Evaluator.evaluate_many and the comparison do: the phases are then the device turn's alone. The
+    builds' wall seconds (0 where nothing needed building or the cache had it)."""
+    import concurrent.futures
+
+    began = time.monotonic()
+    futures = [f for source in sources for f in judge.prebuild(source, target)]
+    concurrent.futures.wait(futures)
+    return time.monotonic() - began
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=6, help="Candidates in all, alternating relu and softmax.")
@@ -108,6 +129,9 @@ def main() -> int:
                         help="Give cpu candidates the spare cuda ones get (started with the previous candidate's worker, "
                              "so it imports torch beside the timed rounds: phases, not speedups, are what this measures).")
     parser.add_argument("--skip-first", action="store_true", help="Means leave out each task's first candidate.")
+    parser.add_argument("--build-on-turn", action="store_true",
+                        help="Build each candidate's extension when its turn comes (the load phase then holds the "
+                             "build), not all of them on the CPU pool before the first turn.")
     parser.add_argument("--out", type=Path, default=None, help="A JSON file for every run's phases.")
     args = parser.parse_args()
     files = args.candidate or (CUDA_DEFAULT if args.target == "cuda" else [])
@@ -124,32 +148,39 @@ def main() -> int:
         clock.install(evaluator.torch_judge())
         if args.spare_early and hasattr(evaluator.torch_judge(), "spare_targets"):
             evaluator.torch_judge().spare_targets.add(args.target)
+        items = []
         for i in range(args.n):
             task, text = pairs[i % len(pairs)]
             # distinct sources (a comment), so nothing keyed on the text is reused
-            source = text.replace("{tag}", str(i)) if "{tag}" in text else f"{text}\n# variant {i}\n"
+            items.append((task, text.replace("{tag}", str(i)) if "{tag}" in text else f"{text}\n# variant {i}\n"))
+        build_s = 0.0 if args.build_on_turn else prebuild_all(evaluator.torch_judge(), [s for _, s in items], args.target)
+        if not args.build_on_turn:
+            print(f"extensions built on the CPU pool before the first turn: {build_s:.1f} s", flush=True)
+        for i, (task, source) in enumerate(items):
             first = not any(r["task"] == task.id for r in rows)
             ev = evaluator.evaluate(task, source, args.target)
             cand = [r for r in clock.runs if r["mode"] == "candidate"][-1]
             ref = [r for r in clock.runs if r["mode"] == "reference"]
-            row = {"task": task.id, "status": ev.status, "first": first, "phases": phases(cand),
-                   "reference_s": ref[-1]["seconds"] if first and ref else 0.0, "record_seconds": ev.seconds,
-                   "speedups": {k: v.get("speedup") for k, v in ev.speedups.items()}}  # fmt: skip
-            rows.append(row)
-            p = row["phases"]
+            rows.append(row(task.id, ev, cand, first, ref[-1]["seconds"] if first and ref else 0.0))
+            p = rows[-1]["phases"]
+            speedups = " ".join(f"{k}={v:.2f}x" for k, v in rows[-1]["speedups"].items() if v is not None)
             print(f"{i:2d} {task.id:8s} {ev.status:8s} " + " ".join(f"{k}={p[k]:.2f}" for k in PHASES)
-                  + (f" (reference worker {row['reference_s']:.2f})" if first else ""), flush=True)
-            if ev.status != "correct":
-                print(f"   {ev.message[:300]}", file=sys.stderr)
+                  + (f" (reference worker {rows[-1]['reference_s']:.2f})" if first else "") + f" {speedups}", flush=True)
+            for line in [ev.message[:300]] * (ev.status != "correct") + [x for x in ev.integrity if "unavailable" in x][:2]:
+                print(f"   {line[:300]}", flush=True)
     wall = time.monotonic() - began
     kept = [r for r in rows if not (args.skip_first and r["first"])]
     means = {k: statistics.mean(r["phases"][k] for r in kept) for k in PHASES} if kept else {}
     print(f"mean over {len(kept)} candidate(s): " + " ".join(f"{k}={v:.2f}" for k, v in means.items()))
     print(f"wall {wall:.1f} s for {len(rows)} evaluations ({60 * len(rows) / wall:.1f} per minute), "
           f"reference workers {sum(r['reference_s'] for r in rows):.1f} s")  # fmt: skip
+    turns = sum(r["phases"]["total"] + r["reference_s"] for r in rows)
+    if turns:
+        print(f"device turns (candidate and reference workers) {turns:.1f} s: {60 * len(rows) / turns:.1f} evaluations "
+              "per device-minute")  # fmt: skip
     if args.out:
         args.out.write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "rows": rows, "means": means,
-                                        "wall_s": wall}, indent=1, default=str))  # fmt: skip
+                                        "wall_s": wall, "prebuild_s": build_s}, indent=1, default=str))  # fmt: skip
     return 0
 
 
