@@ -28,6 +28,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -101,16 +102,20 @@ def row(task: str, ev: Any, cand: dict[str, Any], first: bool, reference_s: floa
             "integrity": list(ev.integrity), "message": ev.message[:300]}  # fmt: skip
 
 
-def prebuild_all(judge: TorchJudge, sources: list[str], target: str) -> float:
-    """Every candidate's extension built on the judge's CPU pool before the first device turn, as
-    Evaluator.evaluate_many and the comparison do: the phases are then the device turn's alone. The
-    builds' wall seconds (0 where nothing needed building or the cache had it)."""
+def ready_first(builds: list[list[Any]]) -> Iterator[int]:
+    """The items' indices in the order Evaluator.evaluate_many gives them the device: the first (in
+    the given order) whose extension builds are all done, waiting only when none is."""
     import concurrent.futures
 
-    began = time.monotonic()
-    futures = [f for source in sources for f in judge.prebuild(source, target)]
-    concurrent.futures.wait(futures)
-    return time.monotonic() - began
+    pending = list(range(len(builds)))
+    while pending:
+        ready = [i for i in pending if all(f.done() for f in builds[i])]
+        if not ready:
+            concurrent.futures.wait([f for i in pending for f in builds[i] if not f.done()],
+                                    return_when=concurrent.futures.FIRST_COMPLETED)  # fmt: skip
+            continue
+        pending.remove(ready[0])
+        yield ready[0]
 
 
 def main() -> int:
@@ -153,10 +158,14 @@ def main() -> int:
             task, text = pairs[i % len(pairs)]
             # distinct sources (a comment), so nothing keyed on the text is reused
             items.append((task, text.replace("{tag}", str(i)) if "{tag}" in text else f"{text}\n# variant {i}\n"))
-        build_s = 0.0 if args.build_on_turn else prebuild_all(evaluator.torch_judge(), [s for _, s in items], args.target)
-        if not args.build_on_turn:
-            print(f"extensions built on the CPU pool before the first turn: {build_s:.1f} s", flush=True)
-        for i, (task, source) in enumerate(items):
+        # Every extension build starts on the judge's CPU pool at once, and the device takes the first
+        # candidate whose builds are done, as Evaluator.evaluate_many does: a build is off the turns.
+        ends: list[float] = []
+        builds = [[] if args.build_on_turn else evaluator.torch_judge().prebuild(s, args.target) for _, s in items]
+        for f in (f for fs in builds for f in fs):
+            f.add_done_callback(lambda _: ends.append(time.monotonic()))
+        for i in ready_first(builds):
+            task, source = items[i]
             first = not any(r["task"] == task.id for r in rows)
             ev = evaluator.evaluate(task, source, args.target)
             cand = [r for r in clock.runs if r["mode"] == "candidate"][-1]
@@ -168,7 +177,12 @@ def main() -> int:
                   + (f" (reference worker {rows[-1]['reference_s']:.2f})" if first else "") + f" {speedups}", flush=True)
             for line in [ev.message[:300]] * (ev.status != "correct") + [x for x in ev.integrity if "unavailable" in x][:2]:
                 print(f"   {line[:300]}", flush=True)
+            if args.out:  # after every row: a run cut short by its limit still leaves what it measured
+                args.out.write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "rows": rows}, indent=1, default=str))
     wall = time.monotonic() - began
+    build_s = max(ends) - began if ends else 0.0
+    if ends:
+        print(f"extension builds on the CPU pool, off the turns: all done {build_s:.1f} s after the start")
     kept = [r for r in rows if not (args.skip_first and r["first"])]
     means = {k: statistics.mean(r["phases"][k] for r in kept) for k in PHASES} if kept else {}
     print(f"mean over {len(kept)} candidate(s): " + " ".join(f"{k}={v:.2f}" for k, v in means.items()))

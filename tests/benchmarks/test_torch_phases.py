@@ -34,3 +34,20 @@ def test_row_carries_every_baseline_speedup_and_why_one_is_missing() -> None:
     assert r["speedups"] == {"eager": 2.0}
     assert r["integrity"] == ["baseline compile unavailable: RuntimeError: inductor failed"]
     assert r["reference_s"] == 3.0 and r["phases"]["total"] == 4.0 and r["first"]
+
+
+def test_ready_first_gives_the_device_built_candidates_and_waits_only_when_none_is() -> None:
+    import concurrent.futures
+    import threading
+
+    from torch_phases_cpu import ready_first
+
+    slow = concurrent.futures.Future()
+    done = concurrent.futures.Future()
+    done.set_result(None)
+    order = []
+    for i in ready_first([[slow], [], [done]]):
+        order.append(i)
+        if len(order) == 2:  # the build finishes while the second candidate has its turn
+            threading.Timer(0.05, slow.set_result, (None,)).start()
+    assert order == [1, 2, 0]
