@@ -327,7 +327,8 @@ def print_summary(state: dict) -> None:
     for name in ("regrapht", "kernelbench"):
         h = t[name]
         rate = h["evaluations_per_gpu_minute"]
-        print(f"{name:>11}: {h['evaluations']} evaluations in {h['gpu_seconds']:.1f} GPU s"
+        mode = " (its CPU pre-build, processes at once)" if name == "kernelbench" else ""
+        print(f"{name:>11}{mode}: {h['evaluations']} evaluations in {h['gpu_seconds']:.1f} GPU s"
               + (f" = {rate:.1f} per GPU-minute" if rate else "") + (f"  [{h['error'][:200]}]" if h["error"] else ""))
     print(f"ratio regrapht / KernelBench per GPU-minute: {t['ratio']:.2f}x" if t["ratio"] else "ratio: n/a")
     if state["regrapht"].get("span_seconds"):

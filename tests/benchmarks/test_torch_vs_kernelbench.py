@@ -666,7 +666,10 @@ def test_one_call_report_compares_what_both_judged_and_prints_every_difference(c
     # relu/cheat_inplace_alias: regrapht integrity_violation, KernelBench correct (as predicted)
     assert f"differs {cands[1].key}: regrapht integrity_violation, KernelBench correct" in out
     assert "judged by both: 2 of 4" in out
-    assert "| candidate |" in markdown(r)
+    assert "| candidate |" in markdown(r) and "as its README" not in markdown(r)
+    r["kernelbench_readme"] = {"evaluations": 2, "gpu_seconds": 60.0, "evaluations_per_gpu_minute": 2.0, "ratio": 4.0}
+    assert "| KernelBench as its README (one process, cold compile) | 2 | 60.0 |" in markdown(r)
+    assert "as its README runs it: **4.0x**" in markdown(r)
 
 
 def test_pool_kills_what_it_started_when_a_start_raises():
