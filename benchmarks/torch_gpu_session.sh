@@ -15,6 +15,10 @@
 #   bash benchmarks/torch_gpu_session.sh phases   # per-phase seconds of 8 torch evaluations with the eager and
 #                                                 # compile baselines, spare on then off (<= 240 s;
 #                                                 # benchmarks/torch_phases_cpu.py --target cuda)
+#   bash benchmarks/torch_gpu_session.sh lead     # one GPU, <= 300 s: the phases (70 s), the repeatability
+#                                                 # (10 evaluations, one evaluator, 50 s), then the comparison
+#                                                 # in what is left (KernelBench pre-built with 6 processes AND
+#                                                 # as its README runs it); everything in $OUT/torch_lead.tgz
 # Everything lands in $OUT (all: $OUT/a and $OUT/b).
 set -u
 OUT=${OUT:-/tmp/out}
@@ -82,7 +86,7 @@ if [ "$what" = repeat ]; then
   timeout 120 python3 "$here/torch_repeat.py" --out "$OUT" ${REPEAT_ARGS:-} 2>&1 | tee "$OUT/repeat.txt" | tail -15
   exit 0
 fi
-if [ ! -f "$KB/src/kernelbench/eval.py" ]; then
+if [ ! -f "$KB/src/kernelbench/eval.py" ] && [ "$what" != lead ]; then
   echo "error: no KernelBench checkout at $KB (carry .kernelbench/)" | tee -a "$OUT/env_$what.txt"; exit 2
 fi
 # pydantic (KernelBench's result model) is not in the image: its carried wheels go to a folder that
@@ -95,6 +99,25 @@ if ! python3 -c "import pydantic" 2>/dev/null; then
   else
     echo "warning: pydantic is missing and $KB/wheels/ holds no wheels: KernelBench cannot run" | tee -a "$OUT/env_$what.txt"
   fi
+fi
+if [ "$what" = lead ]; then
+  # One GPU, <= 300 s in all, one part after another (none shares the GPU with another). Every file
+  # goes into one archive: a device call returns at most 8 files.
+  began=$SECONDS
+  L=$OUT/lead; mkdir -p "$L"; mv "$OUT/env_lead.txt" "$L/env.txt"
+  # SIGINT first: the evaluator's `with` then ends its workers, so none holds the GPU into the next part
+  timeout -s INT -k 5 70 python3 "$here/torch_phases_cpu.py" --target cuda --n 6 --out "$L/phases_cuda.json" > "$L/phases.txt" 2>&1
+  timeout -s INT -k 5 50 python3 "$here/torch_repeat.py" --one-evaluator --deadline-s 45 --out "$L" > "$L/repeat.txt" 2>&1
+  budget=$(( 285 - (SECONDS - began) ))
+  # regrapht until 75 s before the end; KernelBench pre-built for 30 s, then as its README for 45 s
+  timeout $(( budget + 8 )) python3 "$here/tvk_compare.py" --kernelbench "$KB" --out "$L" --budget-s "$budget" \
+    --regrapht-deadline-s $(( budget - 75 )) --kb-readme-s 45 ${TVK_ARGS:-} > "$L/compare.txt" 2>&1
+  tar czf "$OUT/torch_lead.tgz" -C "$OUT" lead && rm -rf "$L"
+  tar xzf "$OUT/torch_lead.tgz" -O lead/phases.txt | tail -14
+  tar xzf "$OUT/torch_lead.tgz" -O lead/repeat.txt | tail -3
+  tar xzf "$OUT/torch_lead.tgz" -O lead/compare.txt | grep -v '^ *[0-9.]* s  ' | tail -40
+  echo "lead: $(( SECONDS - began )) s"
+  exit 0
 fi
 if [ "$what" = check ]; then
   python3 benchmarks/torch_vs_kernelbench.py --check --kernelbench "$KB" 2>&1 | tee "$OUT/tvk_check.json" | tail -20

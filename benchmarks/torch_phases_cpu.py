@@ -28,6 +28,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,31 @@ def phases(run: dict[str, Any]) -> dict[str, float]:
             "timing": timing - ready - setup, "exit": total - timing, "total": total}  # fmt: skip
 
 
+def row(task: str, ev: Any, cand: dict[str, Any], first: bool, reference_s: float) -> dict[str, Any]:
+    """One candidate's line of the report: its worker's phases, the record's own seconds, every
+    baseline's speedup (Speedup.to_dict's `value`) and what the record says of baselines that
+    failed to set up (`integrity`), so a missing baseline is seen, not read as no baseline."""
+    return {"task": task, "status": ev.status, "first": first, "phases": phases(cand), "reference_s": reference_s,
+            "record_seconds": ev.seconds, "speedups": {k: v.get("value") for k, v in ev.speedups.items()},
+            "integrity": list(ev.integrity), "message": ev.message[:300]}  # fmt: skip
+
+
+def ready_first(builds: list[list[Any]]) -> Iterator[int]:
+    """The items' indices in the order Evaluator.evaluate_many gives them the device: the first (in
+    the given order) whose extension builds are all done, waiting only when none is."""
+    import concurrent.futures
+
+    pending = list(range(len(builds)))
+    while pending:
+        ready = [i for i in pending if all(f.done() for f in builds[i])]
+        if not ready:
+            concurrent.futures.wait([f for i in pending for f in builds[i] if not f.done()],
+                                    return_when=concurrent.futures.FIRST_COMPLETED)  # fmt: skip
+            continue
+        pending.remove(ready[0])
+        yield ready[0]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=6, help="Candidates in all, alternating relu and softmax.")
@@ -108,6 +134,9 @@ def main() -> int:
                         help="Give cpu candidates the spare cuda ones get (started with the previous candidate's worker, "
                              "so it imports torch beside the timed rounds: phases, not speedups, are what this measures).")
     parser.add_argument("--skip-first", action="store_true", help="Means leave out each task's first candidate.")
+    parser.add_argument("--build-on-turn", action="store_true",
+                        help="Build each candidate's extension when its turn comes (the load phase then holds the "
+                             "build), not all of them on the CPU pool before the first turn.")
     parser.add_argument("--out", type=Path, default=None, help="A JSON file for every run's phases.")
     args = parser.parse_args()
     files = args.candidate or (CUDA_DEFAULT if args.target == "cuda" else [])
@@ -124,32 +153,48 @@ def main() -> int:
         clock.install(evaluator.torch_judge())
         if args.spare_early and hasattr(evaluator.torch_judge(), "spare_targets"):
             evaluator.torch_judge().spare_targets.add(args.target)
+        items = []
         for i in range(args.n):
             task, text = pairs[i % len(pairs)]
             # distinct sources (a comment), so nothing keyed on the text is reused
-            source = text.replace("{tag}", str(i)) if "{tag}" in text else f"{text}\n# variant {i}\n"
+            items.append((task, text.replace("{tag}", str(i)) if "{tag}" in text else f"{text}\n# variant {i}\n"))
+        # Every extension build starts on the judge's CPU pool at once, and the device takes the first
+        # candidate whose builds are done, as Evaluator.evaluate_many does: a build is off the turns.
+        ends: list[float] = []
+        builds = [[] if args.build_on_turn else evaluator.torch_judge().prebuild(s, args.target) for _, s in items]
+        for f in (f for fs in builds for f in fs):
+            f.add_done_callback(lambda _: ends.append(time.monotonic()))
+        for i in ready_first(builds):
+            task, source = items[i]
             first = not any(r["task"] == task.id for r in rows)
             ev = evaluator.evaluate(task, source, args.target)
             cand = [r for r in clock.runs if r["mode"] == "candidate"][-1]
             ref = [r for r in clock.runs if r["mode"] == "reference"]
-            row = {"task": task.id, "status": ev.status, "first": first, "phases": phases(cand),
-                   "reference_s": ref[-1]["seconds"] if first and ref else 0.0, "record_seconds": ev.seconds,
-                   "speedups": {k: v.get("speedup") for k, v in ev.speedups.items()}}  # fmt: skip
-            rows.append(row)
-            p = row["phases"]
+            rows.append(row(task.id, ev, cand, first, ref[-1]["seconds"] if first and ref else 0.0))
+            p = rows[-1]["phases"]
+            speedups = " ".join(f"{k}={v:.2f}x" for k, v in rows[-1]["speedups"].items() if v is not None)
             print(f"{i:2d} {task.id:8s} {ev.status:8s} " + " ".join(f"{k}={p[k]:.2f}" for k in PHASES)
-                  + (f" (reference worker {row['reference_s']:.2f})" if first else ""), flush=True)
-            if ev.status != "correct":
-                print(f"   {ev.message[:300]}", file=sys.stderr)
+                  + (f" (reference worker {rows[-1]['reference_s']:.2f})" if first else "") + f" {speedups}", flush=True)
+            for line in [ev.message[:300]] * (ev.status != "correct") + [x for x in ev.integrity if "unavailable" in x][:2]:
+                print(f"   {line[:300]}", flush=True)
+            if args.out:  # after every row: a run cut short by its limit still leaves what it measured
+                args.out.write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "rows": rows}, indent=1, default=str))
     wall = time.monotonic() - began
+    build_s = max(ends) - began if ends else 0.0
+    if ends:
+        print(f"extension builds on the CPU pool, off the turns: all done {build_s:.1f} s after the start")
     kept = [r for r in rows if not (args.skip_first and r["first"])]
     means = {k: statistics.mean(r["phases"][k] for r in kept) for k in PHASES} if kept else {}
     print(f"mean over {len(kept)} candidate(s): " + " ".join(f"{k}={v:.2f}" for k, v in means.items()))
     print(f"wall {wall:.1f} s for {len(rows)} evaluations ({60 * len(rows) / wall:.1f} per minute), "
           f"reference workers {sum(r['reference_s'] for r in rows):.1f} s")  # fmt: skip
+    turns = sum(r["phases"]["total"] + r["reference_s"] for r in rows)
+    if turns:
+        print(f"device turns (candidate and reference workers) {turns:.1f} s: {60 * len(rows) / turns:.1f} evaluations "
+              "per device-minute")  # fmt: skip
     if args.out:
         args.out.write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "rows": rows, "means": means,
-                                        "wall_s": wall}, indent=1, default=str))  # fmt: skip
+                                        "wall_s": wall, "prebuild_s": build_s}, indent=1, default=str))  # fmt: skip
     return 0
 
 

@@ -258,10 +258,15 @@ def markdown(report: dict) -> str:
             f"{num(h['evaluations_per_gpu_minute'], '.2f')} | {num(h['evaluations_per_wall_minute'], '.2f')} | "
             f"{num(h['median_seconds_per_evaluation'], '.2f')} |"
         )
+    readme = report.get("kernelbench_readme") or {}
+    if readme.get("evaluations"):  # KernelBench as its README runs it (benchmarks/tvk_compare.py)
+        lines.append(f"| KernelBench as its README (one process, cold compile) | {readme['evaluations']} | "
+                     f"{readme['gpu_seconds']:.1f} | 0.0 | {num(readme['evaluations_per_gpu_minute'], '.2f')} | n/a | n/a |")  # fmt: skip
     ratio, wall_ratio = t["ratio"], t["wall_ratio"]
     lines += [
         "",
         f"Throughput ratio (regrapht / KernelBench), per GPU-minute: **{ratio:.1f}x**" if ratio else "Throughput ratio: n/a",
+        f"against KernelBench as its README runs it: **{readme['ratio']:.1f}x**" if readme.get("ratio") else "",
         f"per wall-minute (CPU pre-build included): {wall_ratio:.1f}x" if wall_ratio and t["kernelbench"]["offload_seconds"] else "",
         ("" if t["same_device"] else "\n**Warning: the segments of this run did not all use the same GPU.**"),
         (f"regrapht's worker processes held the GPU for {t['regrapht']['worker_seconds']:.1f} s of its {t['regrapht']['gpu_seconds']:.1f} s."

@@ -544,6 +544,43 @@ def test_kernelbench_phase_runs_its_processes_in_slots_and_counts_overlap_once(t
     assert json.loads((tmp_path / "out" / tvk_compare.RESULT).read_text())["kernelbench"]["rows"].keys() == part["rows"].keys()
 
 
+def test_kernelbench_readme_mode_runs_one_process_at_a_time_without_the_prebuild(tmp_path):
+    pytest.importorskip("pydantic")
+    import time
+
+    import tvk_compare
+    from tvk_kernelbench import KernelBenchHarness
+
+    cands = [c for c in load_candidates() if c.task == "relu"]
+    args = argparse.Namespace(kb_slots=3, kb_timeout=120.0, budget_s=200.0)
+    state = {"order": [c.key for c in cands], "regrapht": {"rows": {}},
+             "kernelbench": {"rows": {}}, "kernelbench_readme": {"rows": {}}}  # fmt: skip
+    rec = tvk_compare.Recorder(tmp_path / "out", state)
+    readme = KernelBenchHarness(_fake_kernelbench(tmp_path / "kb"), tmp_path / "readme", 120.0, "per-candidate")
+    tvk_compare.kernelbench_phase(readme, cands, args, time.monotonic(), {}, rec, "kernelbench_readme", slots=1)
+    part = state["kernelbench_readme"]
+    assert set(part["rows"]) == {c.key for c in cands} and state["kernelbench"]["rows"] == {}
+    # one at a time: nothing overlapped, so its GPU seconds are its processes' seconds
+    assert part["gpu_seconds"] == pytest.approx(part["process_seconds"])
+    argv = readme.eval_argv(cands[0].key, cands[0].task_dir / "reference.py", cands[0].path, cands[0].backend)
+    assert "--baselines" in argv  # the reference timed in each process, as run_and_check.py does
+    # its build folders are its own (nothing pre-built them): each process compiles cold
+    assert Path(argv[argv.index("--build-dir") + 1]).is_relative_to(tmp_path / "readme")
+
+
+def test_readme_throughput_rates_both_and_lists_verdicts_unlike_the_prebuild_mode():
+    import tvk_compare
+
+    state = {"regrapht": {"rows": {"a": {"verdict": "correct"}, "b": {"verdict": "wrong_answer"}}, "gpu_seconds": 6.0},
+             "kernelbench": {"rows": {"a": {"verdict": "correct"}, "b": {"verdict": "wrong_answer"}}},
+             "kernelbench_readme": {"rows": {"a": {"verdict": "correct"}, "b": {"verdict": "runtime_error"},
+                                             "c": {"verdict": "harness_error"}}, "gpu_seconds": 60.0}}  # fmt: skip
+    r = tvk_compare.readme_throughput(state)
+    assert r["evaluations"] == 2 and r["evaluations_per_gpu_minute"] == pytest.approx(2.0)
+    assert r["ratio"] == pytest.approx(20.0 / 2.0)
+    assert r["verdicts_unlike_prebuild_mode"] == {"b": ["runtime_error", "wrong_answer"]}
+
+
 class _FakeEv:
     def __init__(self, verdict):
         self.verdict = verdict
@@ -552,7 +589,7 @@ class _FakeEv:
         return {"status": self.verdict, "message": "", "speedups": {"eager": {"value": 1.5}}, "timings": {}}
 
 
-def test_regrapht_phase_turns_ready_candidates_first_and_counts_its_whole_span(tmp_path, monkeypatch):
+def test_regrapht_phase_turns_ready_candidates_first_and_counts_its_turns_and_span(tmp_path, monkeypatch):
     import concurrent.futures
     import time
 
@@ -596,7 +633,8 @@ def test_regrapht_phase_turns_ready_candidates_first_and_counts_its_whole_span(t
     part = state["regrapht"]
     assert set(part["rows"]) == {c.key for c in cands}
     assert order[0] != cands[0].path.name  # it did not wait for the unfinished build
-    assert part["gpu_seconds"] >= part["turn_seconds"] > 0
+    # GPU seconds: what its turns held the GPU; the span (waits for builds included) beside it
+    assert part["span_seconds"] >= part["turn_seconds"] == part["gpu_seconds"] > 0
     assert part["rows"][cands[1].key]["speedup_vs_eager"] == 1.5
     # With no time left, nothing starts and the note says so.
     state["regrapht"] = {"rows": {}, "notes": [], "error": ""}
@@ -628,7 +666,10 @@ def test_one_call_report_compares_what_both_judged_and_prints_every_difference(c
     # relu/cheat_inplace_alias: regrapht integrity_violation, KernelBench correct (as predicted)
     assert f"differs {cands[1].key}: regrapht integrity_violation, KernelBench correct" in out
     assert "judged by both: 2 of 4" in out
-    assert "| candidate |" in markdown(r)
+    assert "| candidate |" in markdown(r) and "as its README" not in markdown(r)
+    r["kernelbench_readme"] = {"evaluations": 2, "gpu_seconds": 60.0, "evaluations_per_gpu_minute": 2.0, "ratio": 4.0}
+    assert "| KernelBench as its README (one process, cold compile) | 2 | 60.0 |" in markdown(r)
+    assert "as its README runs it: **4.0x**" in markdown(r)
 
 
 def test_pool_kills_what_it_started_when_a_start_raises():

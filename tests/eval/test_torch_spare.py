@@ -31,17 +31,24 @@ class _Watch:
     def __init__(self, judge: torch_judge.TorchJudge, monkeypatch: pytest.MonkeyPatch):
         self.spares: list[int] = []
         self.hellos: list[int] = []
+        self.ref_hellos: list[int] = []
+        self.ref_spares: list[int] = []
         real_spare, real_run = torch_judge.SpareWorker, judge._run
 
         def spare(*args, **kwargs):
             made = real_spare(*args, **kwargs)
-            self.spares.append(made.proc.pid)
+            env = kwargs.get("env") or args[1]
+            # a candidate's spare has its caches in its scratch folder; the reference's spare does not
+            ours = str(judge.workdir) in env.get("TRITON_CACHE_DIR", "")
+            (self.spares if ours else self.ref_spares).append(made.proc.pid)
             return made
 
         def run(job, folder, on_message, *rest):
             outcome = real_run(job, folder, on_message, *rest)
             if job["mode"] == "candidate" and outcome.last("hello"):
                 self.hellos.append(outcome.last("hello")["pid"])
+            if job["mode"] == "reference" and outcome.last("hello"):
+                self.ref_hellos.append(outcome.last("hello")["pid"])
             return outcome
 
         monkeypatch.setattr(torch_judge, "SpareWorker", spare)
@@ -51,17 +58,54 @@ class _Watch:
 def test_the_next_candidate_runs_in_the_spare_started_ahead(monkeypatch) -> None:
     relu = find_task("relu")
     plain = (HOSTILE / "plain_torch_relu.py").read_text()
-    with Evaluator(_config()) as evaluator:
+    with Evaluator(_config(torch_spares=1)) as evaluator:
         judge = evaluator.torch_judge()
         watch = _Watch(judge, monkeypatch)
-        judge.spare_targets.add("cpu")  # as on cuda: the spare starts with the first candidate's worker
+        judge.spare_targets.add("cpu")  # as on cuda: a spare starts with the task's reference worker
         first = evaluator.evaluate(relu, plain, "cpu")
         assert first.status == "correct", first.message
-        assert len(watch.spares) == 1
+        # the first candidate ran in the spare started beside the reference; its own start made the next
+        assert len(watch.spares) == 2 and watch.hellos[0] == watch.spares[0]
         second = evaluator.evaluate(relu, plain + "# again\n", "cpu")
         assert second.status == "correct", second.message
-        assert watch.hellos[1] == watch.spares[0] != watch.hellos[0]
+        assert watch.hellos[1] == watch.spares[1] != watch.hellos[0]
         assert second.sandbox == first.sandbox | {"seconds": second.sandbox["seconds"]}  # confined alike
+
+
+def test_spares_are_kept_topped_up_and_taken_oldest_first(monkeypatch) -> None:
+    relu = find_task("relu")
+    plain = (HOSTILE / "plain_torch_relu.py").read_text()
+    with Evaluator(_config(torch_spares=2)) as evaluator:
+        judge = evaluator.torch_judge()
+        watch = _Watch(judge, monkeypatch)
+        judge.spare_targets.add("cpu")
+        assert evaluator.evaluate(relu, plain, "cpu").status == "correct"
+        # two started beside the reference; the first candidate took the older, one more replaced it
+        assert len(watch.spares) == 3 and watch.hellos[0] == watch.spares[0]
+        assert evaluator.evaluate(relu, plain + "# again\n", "cpu").status == "correct"
+        # the second candidate ran in the oldest spare left, and one more was started in its place
+        assert watch.hellos[1] == watch.spares[1] and len(watch.spares) == 4
+        assert [s[0].proc.pid for s in judge._spares] == watch.spares[2:]
+        left = list(judge._spares)
+    assert all(not s[0].alive() and not s[1].exists() for s in left)  # closing ended every untaken spare
+
+
+def test_a_reference_runs_in_the_reference_spare_started_ahead(monkeypatch) -> None:
+    plain = (HOSTILE / "plain_torch_relu.py").read_text()
+    with Evaluator(_config(torch_spares=1)) as evaluator:
+        judge = evaluator.torch_judge()
+        watch = _Watch(judge, monkeypatch)
+        judge.spare_targets.add("cpu")
+        assert evaluator.evaluate(find_task("relu"), plain, "cpu").status == "correct"
+        # the first reference took the reference spare started with it; the candidate's start made another
+        assert watch.ref_hellos == watch.ref_spares[:1] and len(watch.ref_spares) == 2
+        ref_spare = judge._ref_spare
+        assert ref_spare is not None and ref_spare.alive()
+        judge.reference(find_task("softmax"), "cpu")
+        assert watch.ref_hellos[1] == ref_spare.proc.pid  # the second task's reference ran in it
+        assert judge._ref_spare is None or judge._ref_spare.proc.pid != ref_spare.proc.pid
+        last = judge._ref_spare
+    assert last is None or not last.alive()  # closing ended it
 
 
 def test_a_spare_is_confined_when_its_job_arrives(monkeypatch) -> None:
@@ -72,7 +116,7 @@ def test_a_spare_is_confined_when_its_job_arrives(monkeypatch) -> None:
         judge.spare_targets.add("cpu")
         evaluator.evaluate(relu, (HOSTILE / "plain_torch_relu.py").read_text(), "cpu")
         ev = evaluator.evaluate(relu, (HOSTILE / "writes_outside_scratch.py").read_text(), "cpu")
-        assert watch.hellos[1] == watch.spares[0]
+        assert watch.hellos[1] == watch.spares[1]
     if ev.sandbox.get("landlock") is None:
         pytest.skip(f"Landlock is unavailable here: {ev.sandbox.get('reason')}")
     assert ev.status == "integrity_violation" and "sandbox refused" in ev.message, ev.message
@@ -98,7 +142,7 @@ def test_closing_ends_an_untaken_spare(monkeypatch) -> None:
         _Watch(judge, monkeypatch)
         judge.spare_targets.add("cpu")
         evaluator.evaluate(relu, (HOSTILE / "plain_torch_relu.py").read_text(), "cpu")
-        spare = judge._spare
-        assert spare is not None and spare[0].alive()
-    # closing the evaluator ended the spare that no candidate took, and removed its folder
-    assert not spare[0].alive() and not spare[1].exists()
+        spares = list(judge._spares)
+        assert spares and all(s[0].alive() for s in spares)
+    # closing the evaluator ended the spares that no candidate took, and removed their folders
+    assert all(not s[0].alive() and not s[1].exists() for s in spares)

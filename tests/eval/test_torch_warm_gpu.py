@@ -54,9 +54,12 @@ def test_the_next_cuda_candidate_runs_in_the_spare(warm, monkeypatch) -> None:
     from .test_torch_spare import _Watch
 
     evaluator, _ = warm
-    watch = _Watch(evaluator.torch_judge(), monkeypatch)
+    judge = evaluator.torch_judge()
+    ahead = [s[0].proc.pid for s in judge._spares]  # started by the earlier tests' candidates
+    watch = _Watch(judge, monkeypatch)
     source = (RELU / "triton_relu.py").read_text()
-    for tag in ("# a\n", "# b\n"):
+    for tag in ("# a\n", "# b\n", "# c\n"):
         ev = evaluator.evaluate(find_task("relu"), source + tag, "cuda")
         assert ev.status == "correct", ev.message
-    assert watch.spares and watch.hellos[1] == watch.spares[0]
+    # every candidate ran in a spare started ahead, oldest first, and each taken one was replaced
+    assert watch.hellos == (ahead + watch.spares)[:3] and len(judge._spares) == evaluator.config.torch_spares

@@ -88,6 +88,9 @@ class EvalConfig:
     # cudagraph; eager always). None: eager and compile on cuda, eager on cpu (eval/torch_judge.py).
     # `reward_baseline` names one of them for torch tasks (anything else: eager).
     torch_baselines: tuple[str, ...] | None = None
+    # Torch workers kept started ahead on cuda (with spare_worker): torch's import takes ~7 s and a
+    # candidate's device turn ~2-5 s, so one spare was often still importing when its turn came.
+    torch_spares: int = 3
 
     def reference_cache_bytes(self) -> int:
         if self.reference_cache_gib is not None:

@@ -97,11 +97,15 @@ class TorchJudge:
         # Why candidates run unconfined (eval/torch_sandbox.py): turned off, or it broke the harness here.
         self.sandbox_off: str | None = None if config.sandbox else "turned off (EvalConfig.sandbox)"
         self._pool: torch_prebuild.BuildPool | None = None
-        # The next candidate's worker, started ahead (torch imported) in a scratch folder of its own:
-        # (process, folder, whether its environment is the sandbox's). EvalConfig.spare_worker.
-        self._spare: tuple[SpareWorker, Path, bool] | None = None
+        # The next candidates' workers, started ahead (torch imported), each in a scratch folder of its
+        # own: (process, folder, whether its environment is the sandbox's), oldest first.
+        # EvalConfig.spare_worker turns them on, EvalConfig.torch_spares bounds them.
+        self._spares: list[tuple[SpareWorker, Path, bool]] = []
+        # The next reference's worker, started ahead the same way (a reference runs unconfined, in an
+        # environment that names no folder of its own, so any reference can take it).
+        self._ref_spare: SpareWorker | None = None
         self._spare_lock = threading.Lock()  # an evaluator may be shared by threads
-        # The targets whose candidates get a spare, started with the current candidate's worker: cuda,
+        # The targets whose candidates get spares, started with a reference's or a candidate's worker: cuda,
         # where its import runs on host cores the GPU measurement does not use. Not cpu: there it would
         # import torch beside the timed rounds on the same cores, and started after them it had too
         # little time to gain anything (measured: benchmarks/torch_phases_cpu.py, docs/benchmarks.md).
@@ -113,6 +117,11 @@ class TorchJudge:
         if self._pool is None:
             self._pool = torch_prebuild.BuildPool(self.cache_dir, self.config.jobs)
         return self._pool
+
+    @property
+    def _spare(self) -> tuple[SpareWorker, Path, bool] | None:
+        """The spare the next candidate takes (the oldest), if any."""
+        return self._spares[0] if self._spares else None
 
     def close(self) -> None:
         self._discard_spare()
@@ -186,6 +195,8 @@ class TorchJudge:
         job = {"mode": "reference", "reference": str(task.reference_path), "target": target, "dtype": task.dtype,
                "cases": cases, "case_dir": str(case_dir), "expected_dir": str(expected_dir),
                "check_determinism": check_determinism}  # fmt: skip
+        if target in self.spare_targets:  # the candidates' spares import torch during this run
+            self._start_spare()
         warm = self._warm_folder(task, target) if keep else None
         if warm is not None and torch_baseline_cache.manifest(warm) is None:
             spec = self.timing_spec(task, target, 0)
@@ -194,7 +205,7 @@ class TorchJudge:
                            **{cache: str(warm / cache) for cache in torch_baseline_cache.CACHE_ENV}}  # fmt: skip
             for cache in torch_baseline_cache.CACHE_ENV:
                 (warm / cache).mkdir(parents=True, exist_ok=True)
-        outcome = self._run(job, folder, None)
+        outcome = self._run(job, folder, None, self._take_ref_spare() if target in self.spare_targets else None)
         warmed = outcome.last("baselines")
         if warm is not None and warmed is not None and all("error" not in v for v in warmed["setup"].values()):
             torch_baseline_cache.seal(warm)
@@ -390,31 +401,45 @@ class TorchJudge:
         return env
 
     def _start_spare(self) -> None:
-        """Start the next candidate's worker now, in a fresh scratch folder with that folder's
-        environment: Python, torch and inductor come up off the next candidate's turn. It runs no
-        candidate code until its job arrives, and is confined then, as every worker is."""
+        """Top the spares up to EvalConfig.torch_spares, each a worker in a fresh scratch folder with
+        that folder's environment: Python, torch and inductor come up off the next candidates' turns.
+        A spare runs no candidate code until its job arrives, and is confined then, as every worker is."""
         with self._spare_lock:
-            if self._spare is not None or not self.config.spare_worker:
+            if not self.config.spare_worker:
                 return
-            folder = self._fresh_dir("cand")
-            sandboxed = self.sandbox_off is None
-            self._spare = (SpareWorker("", self._env(folder, sandboxed), module=WORKER), folder, sandboxed)
+            while len(self._spares) < max(1, self.config.torch_spares):
+                folder = self._fresh_dir("cand")
+                sandboxed = self.sandbox_off is None
+                self._spares.append((SpareWorker("", self._env(folder, sandboxed), module=WORKER), folder, sandboxed))
+            if self._ref_spare is None:
+                self._ref_spare = SpareWorker("", self._env(self.workdir, False), module=WORKER)
+
+    def _take_ref_spare(self) -> SpareWorker | None:
+        """The reference's worker started ahead, if any (run_worker replaces one that died)."""
+        with self._spare_lock:
+            spare, self._ref_spare = self._ref_spare, None
+        return spare
 
     def _take_spare(self) -> tuple[SpareWorker, Path] | None:
-        """The spare started for this candidate, if its environment is still the one a job needs."""
-        with self._spare_lock:
-            spare, self._spare = self._spare, None
-        if spare is None:
-            return None
-        if spare[2] != (self.sandbox_off is None):  # the sandbox was turned off since: its caches are wrong
-            spare[0].discard()
+        """The oldest spare (the likeliest to have torch imported), if its environment is still the
+        one a job needs; spares made for another environment are ended."""
+        while True:
+            with self._spare_lock:
+                if not self._spares:
+                    return None
+                spare = self._spares.pop(0)
+            if spare[2] == (self.sandbox_off is None):
+                return spare[0], spare[1]
+            spare[0].discard()  # the sandbox was turned off since: its caches are wrong
             shutil.rmtree(spare[1], ignore_errors=True)
-            return None
-        return spare[0], spare[1]
 
     def _discard_spare(self) -> None:
-        spare = self._take_spare()
-        if spare is not None:
+        with self._spare_lock:
+            spares, self._spares = self._spares, []
+            ref_spare, self._ref_spare = self._ref_spare, None
+        if ref_spare is not None:
+            ref_spare.discard()
+        for spare in spares:
             spare[0].discard()
             shutil.rmtree(spare[1], ignore_errors=True)
 

@@ -157,13 +157,7 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
     if built is None:
         return
     model, candidate = built
-    ref = worker.reference
-    from regrapht.eval.torch_worker import to_task
-
-    sets = []
-    for seed in spec["input_seeds"]:
-        torch.manual_seed(seed)
-        sets.append([to_task(x, worker.dtype, worker.device) for x in ref.get_inputs()])
+    sets = worker.bench_sets(spec["input_seeds"])
     bases = [[x.clone() if isinstance(x, torch.Tensor) else x for x in s] for s in sets]
     kernels: dict[str, Any] = {}
     setup: dict[str, dict[str, Any]] = {}
@@ -178,11 +172,13 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
                 f"({changed}): a planted or edited compiled Model would make the baseline slower"])  # fmt: skip
             return
     for name in spec["baselines"]:
+        tried = time.perf_counter()
         try:
             kernels[name], seconds = _baseline(name, model, sets, cuda)
             setup[name] = {"seconds": round(seconds, 3)}
         except Exception as exc:
-            setup[name] = {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}
+            # what a failed compile cost is reported too: it was spent on the device turn all the same
+            setup[name] = {"error": f"{type(exc).__name__}: {str(exc)[:300]}", "seconds": round(time.perf_counter() - tried, 3)}
     # Setting up the baselines ran the harness and torch.compile on Model, nothing of the candidate's
     # (checked clean just above): whatever compilation rebound is the new normal.
     bindings.clear()
