@@ -77,6 +77,10 @@ class EvalConfig:
     # Bench data of tasks no queued candidate needs stays, up to this much (None: a quarter of the
     # machine's memory, at least 2 GiB), so a search's later batches reuse it instead of rebuilding it.
     reference_cache_gib: float | None = None
+    # A batch starts no worker for a candidate whose task's bench data is still being built while the
+    # build can be waited for instead: the worker would hold the device idle meanwhile (bench_wait,
+    # 0.12 s per candidate on an H100, session 12). Off: its correctness cases run during the build.
+    wait_for_bench_data: bool = True
     # Start the next cuda worker's Python during the current candidate, its CUDA context once that
     # candidate is measured.
     spare_worker: bool = True
