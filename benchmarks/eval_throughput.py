@@ -139,7 +139,7 @@ def throughput(
     )
     # The device is held from a worker's job hand-off to its exit; a spare's start-up overlaps the
     # previous worker, so it is reported beside that figure rather than in it.
-    worker_s = sum(r.seconds.get("worker", 0.0) for r in results)
+    worker_s = sum(r.seconds.get("worker", 0.0) + r.seconds.get("exit_wait", 0.0) for r in results)
     ahead_s = sum(r.seconds.get("cuda_context_ahead", 0.0) for r in results)
     statuses: dict[str, int] = {}
     for r in results:
@@ -204,16 +204,23 @@ def throughput(
 # Where a candidate's worker holds its GPU, in the order it goes through them. "staging" is the
 # worker's part of the record's bench_setup; bench_wait and judge_stage are the parent's (the worker
 # waits on them with its CUDA context open); "other" is the rest of the worker's time (process start
-# before its first message, messages in flight, the parent's answers to correctness cases).
-HELD_PHASES = ("startup", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "staging", "timing", "exit", "other")
+# before its first message, messages in flight, the parent's answers to correctness cases);
+# "exit_wait" is the wait of a worker's start for the previous worker's teardown (held by it).
+HELD_PHASES = (
+    "startup", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "staging", "timing", "exit",
+    "exit_wait", "other",
+)
 
 
 def held_phases(seconds: dict) -> dict[str, float]:
     """One record's GPU-held seconds (its worker's, from job hand-off to exit) split by phase."""
-    worker = seconds.get("worker", 0.0)
-    if not worker:
+    if not seconds.get("worker", 0.0):
         return {}
-    out = {k: seconds.get(k, 0.0) for k in ("cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit")}
+    worker = seconds["worker"] + seconds.get("exit_wait", 0.0)
+    out = {
+        k: seconds.get(k, 0.0)
+        for k in ("cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit", "exit_wait")
+    }
     out["startup"] = max(0.0, seconds.get("startup", 0.0) - out["cuda_context"])  # hello's stamp includes the context
     out["staging"] = max(0.0, seconds.get("bench_setup", 0.0) - out["bench_wait"] - out["judge_stage"])
     out["other"] = max(0.0, worker - sum(out.values()))

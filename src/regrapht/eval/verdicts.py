@@ -216,6 +216,9 @@ def phases(outcome: WorkerOutcome) -> dict[str, float]:
         phases["timing"] = timing["seconds"]
         if "check_s" in timing:
             phases["timing_checks"] = timing["check_s"]  # part of "timing"
+    if outcome.settle_s >= 0.0005:
+        # Before its job was handed over: the previous worker's teardown, still holding the device.
+        phases["exit_wait"] = outcome.settle_s
     if Event.DONE in stamps and (outcome.last(Event.HELLO) or {}).get("spare"):
         # A spare's clock starts when its job arrives, as the parent's does: what follows its last
         # message is the end of the process (its CUDA context) and the parent's reaping of it.
