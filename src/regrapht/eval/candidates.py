@@ -169,6 +169,8 @@ class CandidateRunner:
                     tc.budget_s,
                     tc.max_rounds,
                 )
+                if tc.paired_stop and len(libs) > 1:
+                    spec["paired_with"], spec["paired_own_rse"] = "candidate", tc.paired_own_rse
                 if run.bench.fresh:
                     spec["fresh"] = {
                         "slots": [[c.seed_index, c.perturb.key] for c in run.bench.checked if c.perturb],

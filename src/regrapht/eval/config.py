@@ -17,6 +17,11 @@ class TimingConfig:
     max_rounds: int = 400
     target_rse: float = 0.005  # stop when every timed kernel's relative standard error is below this
     budget_s: float = 1.0  # per evaluation, for the candidate and its interleaved baselines together
+    # A candidate's timing also stops once its speedup over every interleaved baseline is known to
+    # target_rse from the rounds' paired ratios (timing_plan.paired_enough) and its own time to
+    # paired_own_rse: noise common to a round's calls no longer keeps it to the budget.
+    paired_stop: bool = True
+    paired_own_rse: float = 0.02
     input_sets: int = 2  # distinct input sets rotated through the timed calls at the same pointers
     # Every timed call sees its set's perturbable inputs perturbed with a key of its own, so no call
     # repeats an input a candidate has seen (eval/perturb.py). Off: the sets repeat as drawn.

@@ -236,6 +236,8 @@ class TimingSpec(TypedDict, total=False):
     max_rounds: int
     budget_s: float
     target_rse: float
+    paired_with: str  # the paired stop rule's lib (timing_plan.paired_enough); absent: none
+    paired_own_rse: float
     floor_rounds: int
     order_seed: int
     flush_bytes: int
