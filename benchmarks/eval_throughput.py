@@ -139,7 +139,9 @@ def throughput(
     )
     # The device is held from a worker's job hand-off to its exit; a spare's start-up overlaps the
     # previous worker, so it is reported beside that figure rather than in it.
-    worker_s = sum(r.seconds.get("worker", 0.0) + r.seconds.get("exit_wait", 0.0) for r in results)
+    worker_s = sum(
+        r.seconds.get("worker", 0.0) + sum(r.seconds.get(k, 0.0) for k in HELD_OUTSIDE_WORKER) for r in results
+    )
     ahead_s = sum(r.seconds.get("cuda_context_ahead", 0.0) for r in results)
     statuses: dict[str, int] = {}
     for r in results:
@@ -205,22 +207,26 @@ def throughput(
 # worker's part of the record's bench_setup; bench_wait and judge_stage are the parent's (the worker
 # waits on them with its CUDA context open); "other" is the rest of the worker's time (process start
 # before its first message, messages in flight, the parent's answers to correctness cases);
-# "exit_wait" is the wait of a worker's start for the previous worker's teardown (held by it).
+# "exit_wait" is the wait of a worker's start for the previous worker's teardown (held by it);
+# "inputs_stage" the parent's copy of a task's input sets to the device (once per task, before the
+# worker starts: held, though no worker's); "prestage" the worker's device copy of them at its start.
 HELD_PHASES = (
-    "startup", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "staging", "timing", "exit",
-    "exit_wait", "other",
+    "inputs_stage", "startup", "cuda_context", "prestage", "sandbox", "correctness", "bench_wait", "judge_stage",
+    "staging", "timing", "exit", "exit_wait", "other",
 )
+HELD_OUTSIDE_WORKER = ("exit_wait", "inputs_stage")  # held, but outside the worker's own seconds
 
 
 def held_phases(seconds: dict) -> dict[str, float]:
     """One record's GPU-held seconds (its worker's, from job hand-off to exit) split by phase."""
     if not seconds.get("worker", 0.0):
         return {}
-    worker = seconds["worker"] + seconds.get("exit_wait", 0.0)
+    worker = seconds["worker"] + sum(seconds.get(k, 0.0) for k in HELD_OUTSIDE_WORKER)
     out = {
         k: seconds.get(k, 0.0)
-        for k in ("cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit", "exit_wait")
+        for k in ("cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit", *HELD_OUTSIDE_WORKER)
     }
+    out["prestage"] = seconds.get("staging_prestage", 0.0)
     out["startup"] = max(0.0, seconds.get("startup", 0.0) - out["cuda_context"])  # hello's stamp includes the context
     out["staging"] = max(0.0, seconds.get("bench_setup", 0.0) - out["bench_wait"] - out["judge_stage"])
     out["other"] = max(0.0, worker - sum(out.values()))
@@ -235,9 +241,17 @@ def phase_breakdown(results: list) -> dict:
     n = len(split) or 1
     mean = {k: round(sum(x[k] for x in split) / n, 4) for k in HELD_PHASES}
     mean["held"] = round(sum(mean.values()), 4)
+    # Staging, opened up: the worker's steps (input sets read and put on the device, the flush buffer,
+    # the checks' buffers) and the parent's timing spec; the rest of staging is messages in flight.
+    workers = [r.seconds for r in results if r.seconds.get("worker")]
+    staging = {
+        k: round(sum(x.get(k, 0.0) for x in workers) / n, 4)
+        for k in ("staging_sets", "staging_flush", "staging_checks", "timing_spec")
+    }
     return {
         "workers": len(split),
         "held_per_candidate_s": mean,
+        "staging_per_candidate_s": staging,
         "context_ahead_s": round(sum(r.seconds.get("cuda_context_ahead", 0.0) for r in results), 3),
         "compile_errors_without_worker": sum(1 for r in results if not r.seconds.get("worker")),
     }
@@ -246,8 +260,9 @@ def phase_breakdown(results: list) -> dict:
 def format_breakdown(b: dict) -> str:
     held = b["held_per_candidate_s"]
     parts = ", ".join(f"{k} {held[k]:.3f}" for k in HELD_PHASES if held[k] >= 0.0005)
+    staging = ", ".join(f"{k} {v:.3f}" for k, v in b.get("staging_per_candidate_s", {}).items())
     return (
-        f"GPU held per candidate ({b['workers']} workers): {held['held']:.3f} s = {parts}; "
+        f"GPU held per candidate ({b['workers']} workers): {held['held']:.3f} s = {parts} (staging: {staging}); "
         f"spare contexts made ahead {b['context_ahead_s']:.1f} s in all (not held)"
     )
 

@@ -86,6 +86,10 @@ class EvalConfig:
     # build can be waited for instead: the worker would hold the device idle meanwhile (bench_wait,
     # 0.12 s per candidate on an H100, session 12). Off: its correctness cases run during the build.
     wait_for_bench_data: bool = True
+    # cuda: each task's input sets are put on the device once (the parent's context) and every worker
+    # copies them device to device before its candidate loads, instead of uploading them from files
+    # when its timing begins (eval/device_judge.py). Off, or where that fails: uploaded per worker.
+    stage_inputs_ahead: bool = True
     # Start the next cuda worker's Python during the current candidate, its CUDA context once that
     # candidate is measured.
     spare_worker: bool = True

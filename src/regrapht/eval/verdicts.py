@@ -211,6 +211,10 @@ def phases(outcome: WorkerOutcome) -> dict[str, float]:
         phases["correctness"] = last_case - stamps[Event.LOADED]
     if Event.READY_FOR_TIMING in stamps and Event.TIMING_READY in stamps:
         phases["bench_setup"] = stamps[Event.TIMING_READY] - stamps[Event.READY_FOR_TIMING]
+        stage = (outcome.last(Event.TIMING_READY) or {}).get("stage") or {}
+        for step in ("sets", "flush", "checks", "prestage"):  # the worker's share of bench_setup, by step
+            if isinstance(stage.get(step), (int, float)) and not isinstance(stage.get(step), bool):
+                phases[f"staging_{step}"] = float(stage[step])
     timing = outcome.last(Event.TIMING)
     if timing:
         phases["timing"] = timing["seconds"]
