@@ -101,6 +101,7 @@ def throughput(
     mix: str = "throughput",
     lanes: str | None = None,
     copy_store: bool = False,
+    budget_s: float | None = None,
 ) -> dict:
     """One throughput run. `lanes`: None for the Evaluator in this process (as before the device
     pool), else a GPU list (cuda, as --gpus) or a CPU lane count (cpu) for the pool."""
@@ -110,6 +111,8 @@ def throughput(
     with tempfile.TemporaryDirectory() as cache:
         config = EvalConfig(cache_dir=cache, reference_threads=reference_threads, sandbox=sandbox)
         config.timing_config.fresh_inputs = fresh
+        if budget_s is not None:
+            config.timing_config.budget_s = budget_s
         config.serial_cache = baselines
         if serial_store is not None and copy_store:
             # A copy per run: every run starts from the same kept baselines, and none adds to the next's.
@@ -175,6 +178,7 @@ def throughput(
     builds = {r.task_id: r.seconds["bench_build"] for r in results if "bench_build" in r.seconds}
     return {
         "target": target,
+        "budget_s": EvalConfig().timing_config.budget_s if budget_s is None else budget_s,
         "reference_threads": reference_threads,
         "mode": mode,
         "mix": mix,
@@ -295,12 +299,14 @@ def scaling(runs: list[dict]) -> list[str]:
     return lines
 
 
-def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[dict]:
+def repeatability(task, source: str, runs: int, holds_us: list[float], budget_s: float | None = None) -> list[dict]:
     series = {hold: {"medians": [], "speedups": [], "samples": [], "iqrs": []} for hold in holds_us}
     for _ in range(runs):
         for hold in holds_us:
             config = EvalConfig()
             config.timing_config.hold_s = hold * 1e-6
+            if budget_s is not None:
+                config.timing_config.budget_s = budget_s
             with Evaluator(config) as evaluator:
                 result = evaluator.evaluate(task, source, "cuda")
             assert result.status == "correct", result.message
@@ -428,6 +434,12 @@ def main() -> None:
         default=None,
         help="cpu: CPU lane counts, one throughput run each through the device pool (e.g. 1 2).",
     )
+    parser.add_argument(
+        "--budget-s",
+        type=float,
+        default=None,
+        help="The timing budget per evaluation (TimingConfig.budget_s) for every run (default: the configured one).",
+    )
     args = parser.parse_args()
     if args.gpus and args.target != "cuda":
         parser.error("--gpus is for --target cuda; on the cpu target give --cpu-lanes")
@@ -453,7 +465,9 @@ def main() -> None:
                 for mode in args.modes:
                     for lanes in pools:
                         report["throughput"].append(
-                            throughput(tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store)
+                            throughput(
+                                tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store, args.budget_s
+                            )
                         )
                         # What is done survives a time limit that stops a later run.
                         (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
@@ -481,7 +495,7 @@ def main() -> None:
         return
     saxpy = find_task("saxpy")
     report["repeatability"] = repeatability(
-        saxpy, (saxpy.root / "candidates" / "correct.cu").read_text(), args.runs, args.holds
+        saxpy, (saxpy.root / "candidates" / "correct.cu").read_text(), args.runs, args.holds, args.budget_s
     )
     print(json.dumps(report["repeatability"], indent=1))
     (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))

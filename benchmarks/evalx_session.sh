@@ -11,7 +11,9 @@
 #            of the same mix on twice the cores (the ratio: evaluations per wall minute, two vs one);
 #            GPU 3 the one-GPU bare run (the defences' cost beside the defended one);
 #   phase 2: GPU 0 and GPU 1 the clean mix (no compile errors), defended and bare; GPU 2 the
-#            repeatability series (saxpy's correct.cu, 10 independent evaluations, default config).
+#            repeatability series (saxpy's correct.cu, 10 independent evaluations, default config);
+#            GPU 3 the defended throughput run again with half the timing budget (0.5 s), to show
+#            what the budget-bound slow kernels cost.
 # The summary (stdout and summary.txt) gives each run's evaluations per GPU-minute and where the
 # GPU-held time went, the two-GPU ratio, defended vs bare per mix, and the repeatability spread.
 set -u
@@ -62,6 +64,9 @@ limit=$(( $(left) < ${PHASE2_S:-135} ? $(left) : ${PHASE2_S:-135} ))
 job clean_defended 0 0 "$q" "$limit" "${one[@]}" --modes defended --mixes clean --skip-repeatability "${TASK_ARGS[@]}"
 job clean_bare 1 "$q" "$q" "$limit" "${one[@]}" --modes bare --mixes clean --skip-repeatability "${TASK_ARGS[@]}"
 [ "$TARGET" = cuda ] && job repeatability 2 $((2 * q)) "$q" "$limit" --skip-throughput --runs 10
+# What half the timing budget would give (slow kernels are bound by it), beside the default's runs.
+job half_budget 3 $((3 * q)) "$q" "$limit" "${one[@]}" --modes defended --mixes throughput --budget-s 0.5 \
+  --skip-repeatability "${TASK_ARGS[@]}"
 wait
 $PY benchmarks/evalx_summary.py "$W" | tee "$W/summary.txt"
 tar czf "$OUT/evalx.tar.gz" -C "$OUT" evalx && rm -rf "$W"

@@ -22,7 +22,7 @@ def line(name: str, t: dict) -> str:
     staging = ", ".join(f"{k} {v:.3f}" for k, v in t["phases"].get("staging_per_candidate_s", {}).items())
     per_gpu = t["evals_per_gpu_minute"]
     return (
-        f"{name}: {t['mix']} mix, {t['mode']}, lanes {t['lanes']} ({t['gpus']} GPU): {t['candidates']} candidates in "
+        f"{name}: {t['mix']} mix, {t['mode']}, budget {t.get('budget_s')} s, lanes {t['lanes']} ({t['gpus']} GPU): {t['candidates']} candidates in "
         f"{t['wall_s']:.1f} s = {t['evals_per_minute_wall']:.1f} per wall minute, "
         f"{per_gpu:.1f} per GPU-minute (held {held['held']:.3f} s per worker candidate: {parts}; "
         f"staging split: {staging}); statuses {t['statuses']}"
@@ -33,7 +33,7 @@ def line(name: str, t: dict) -> str:
 
 def main(folder: Path) -> dict:
     summary: dict = {"env": (folder / "env.txt").read_text().splitlines() if (folder / "env.txt").exists() else []}
-    found = {name: runs(folder / name) for name in ("one_defended", "two_defended", "one_bare", "clean_defended", "clean_bare")}
+    found = {name: runs(folder / name) for name in ("one_defended", "two_defended", "one_bare", "clean_defended", "clean_bare", "half_budget")}
     for name, ts in found.items():
         for t in ts:
             print(line(name, t))
