@@ -51,7 +51,7 @@ job() {
     [ "$TARGET" = cuda ] && export CUDA_VISIBLE_DEVICES=$vis
     timeout -k 10 "$limit" ${pin[@]+"${pin[@]}"} $PY benchmarks/eval_throughput.py --target "$TARGET" \
       --out "$W/$name" "$@" > "$W/$name.log" 2>&1
-    echo "$name: exit $? after $(( $(date +%s) - began )) s (GPUs ${vis:-none}, ${pin[*]:-unpinned})" >> "$W/env.txt"
+    echo "$name: exit $? after $(( $(date +%s) - began )) s (GPUs $([ "$TARGET" = cuda ] && echo "$vis" || echo none: cpu target), ${pin[*]:-unpinned})" >> "$W/env.txt"
   ) &
 }
 q=$quarter
