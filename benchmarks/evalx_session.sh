@@ -26,7 +26,7 @@ PY=${PYTHON:-python3}
 # shellcheck disable=SC2206  # a list of words
 TASK_ARGS=(${TASKS:+--tasks $TASKS})
 began=$(date +%s)
-left() { echo $(( ${TOTAL_S:-295} - ($(date +%s) - began) )); }
+left() { echo $(( ${TOTAL_S:-300} - ($(date +%s) - began) )); }
 read -r -a cores <<< "$($PY -c 'import os; print(*sorted(os.sched_getaffinity(0)))')"
 quarter=$(( ${#cores[@]} / 4 ))
 if [ "$TARGET" = cuda ]; then
@@ -55,12 +55,12 @@ job() {
   ) &
 }
 q=$quarter
-limit=$(( ${PHASE1_S:-155} ))
+limit=${PHASE1_S:-170}
 job one_defended 0 0 "$q" "$limit" "${one[@]}" --modes defended --mixes throughput --skip-repeatability "${TASK_ARGS[@]}"
 job two_defended 1,2 "$q" $((2 * q)) "$limit" "${two[@]}" --modes defended --mixes throughput --skip-repeatability "${TASK_ARGS[@]}"
 job one_bare 3 $((3 * q)) "$q" "$limit" "${one[@]}" --modes bare --mixes throughput --skip-repeatability "${TASK_ARGS[@]}"
 wait
-limit=$(( $(left) < ${PHASE2_S:-135} ? $(left) : ${PHASE2_S:-135} ))
+limit=$(( $(left) < ${PHASE2_S:-125} ? $(left) : ${PHASE2_S:-125} ))
 job clean_defended 0 0 "$q" "$limit" "${one[@]}" --modes defended --mixes clean --skip-repeatability "${TASK_ARGS[@]}"
 job clean_bare 1 "$q" "$q" "$limit" "${one[@]}" --modes bare --mixes clean --skip-repeatability "${TASK_ARGS[@]}"
 [ "$TARGET" = cuda ] && job repeatability 2 $((2 * q)) "$q" "$limit" --skip-throughput --runs 10
