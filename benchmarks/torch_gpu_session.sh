@@ -15,7 +15,7 @@
 #   bash benchmarks/torch_gpu_session.sh phases   # per-phase seconds of 8 torch evaluations with the eager and
 #                                                 # compile baselines, spare on then off (<= 240 s;
 #                                                 # benchmarks/torch_phases_cpu.py --target cuda)
-#   bash benchmarks/torch_gpu_session.sh lead     # one GPU, <= 300 s: the phases (70 s), the repeatability
+#   bash benchmarks/torch_gpu_session.sh lead     # one GPU, <= 300 s (LEAD_S=285 by default): the phases (70 s), the repeatability
 #                                                 # (10 evaluations, one evaluator, 50 s), then the comparison
 #                                                 # in what is left (KernelBench pre-built with 6 processes AND
 #                                                 # as its README runs it); everything in $OUT/torch_lead.tgz
@@ -108,7 +108,7 @@ if [ "$what" = lead ]; then
   # SIGINT first: the evaluator's `with` then ends its workers, so none holds the GPU into the next part
   timeout -s INT -k 5 70 python3 "$here/torch_phases_cpu.py" --target cuda --n 6 --out "$L/phases_cuda.json" > "$L/phases.txt" 2>&1
   timeout -s INT -k 5 50 python3 "$here/torch_repeat.py" --one-evaluator --deadline-s 45 --out "$L" > "$L/repeat.txt" 2>&1
-  budget=$(( 285 - (SECONDS - began) ))
+  budget=$(( ${LEAD_S:-285} - (SECONDS - began) ))
   # regrapht until 75 s before the end; KernelBench pre-built for 30 s, then as its README for 45 s
   timeout $(( budget + 8 )) python3 "$here/tvk_compare.py" --kernelbench "$KB" --out "$L" --budget-s "$budget" \
     --regrapht-deadline-s $(( budget - 75 )) --kb-readme-s 45 ${TVK_ARGS:-} > "$L/compare.txt" 2>&1
