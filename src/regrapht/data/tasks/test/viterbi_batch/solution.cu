@@ -48,7 +48,8 @@ __global__ void __launch_bounds__(32 * kWarps)
     const unsigned char* o = obs + static_cast<long long>(sq) * length;
     int chunk = o[min(j, length - 1)];
     const int seg = sub * S;  // the segment's first lane
-    float score = active ? __ldg(init_logp + j) + emit_s[jj * symbols + __shfl_sync(full, chunk, seg)] : -INFINITY;
+    const int sym0 = __shfl_sync(full, chunk, seg);  // every lane shuffles, padding lanes too
+    float score = active ? __ldg(init_logp + j) + emit_s[jj * symbols + sym0] : -INFINITY;
     for (int t = 1; t < length; ++t) {
         if (t % S == 0) chunk = o[min(t + j, length - 1)];
         const int sym = __shfl_sync(full, chunk, seg + t % S);
