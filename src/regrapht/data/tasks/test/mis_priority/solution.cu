@@ -54,7 +54,11 @@ __device__ __forceinline__ void visit(int v, const int* __restrict__ row_ptr, co
     }
     mark[v] = kIn;
     // no neighbour can be in the set (see above), so each is undecided-and-lower or already out
-    for (int e = begin; e < end; ++e) mark[__ldg(col_idx + e)] = kOut;
+    // (a self-loop, which a simple graph has none of, is skipped rather than trusted)
+    for (int e = begin; e < end; ++e) {
+        const int u = __ldg(col_idx + e);
+        if (u != v) mark[u] = kOut;
+    }
 }
 
 __global__ void __launch_bounds__(kThreads)
