@@ -9,9 +9,10 @@
 // block and written out coalesced (a full block queue sends the overflow straight to the global one).
 //
 // Every level and pass runs in one persistent cooperative kernel (grid sized by the occupancy API,
-// grid.sync() between passes): a random graph's peeling cascades take a few hundred passes of a few
-// hundred vertices each at the bench size, so a host round trip per pass (the solution before this
-// one, 0.91x naive) cost more than the passes' work. A per-pass launch loop is the fallback where a
+// grid.sync() between passes): a peeling cascade is a long run of passes over small worklists, so a
+// host round trip per pass (the solution before this one, 0.91x naive) cost more than the passes'
+// work, and its one-hop-per-pass worklist needs at least as many passes as naive.cu's sweeps, whose
+// in-pass atomics let a removal cascade within one pass. A per-pass launch loop is the fallback where a
 // cooperative launch is refused. Degrees, core numbers and queues change during the kernel, so they
 // are read through L2 (__ldcg), never from a stale L1 line.
 #include <cooperative_groups.h>
