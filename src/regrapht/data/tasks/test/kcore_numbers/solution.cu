@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(kThreads)
         out_q = t;
         n = *reinterpret_cast<volatile int*>(out_n);
         remaining -= n;
-        if (remaining == 0) break;  // every vertex has its core number; peeling the last changes none
+        if (remaining <= 0) break;  // every vertex has its core number; peeling the last changes none
         if (n == 0) ++k;            // the level's scan found nobody, or its cascade ended
     }
 }
