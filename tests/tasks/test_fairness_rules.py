@@ -128,3 +128,12 @@ def test_the_probe_counts_a_naive_launch_on_the_gpu(tmp_path: Path) -> None:
     stats = probe_launches(task, built.library, case.dir, sizes)
     assert stats.launches >= 1 and stats.sms > 0
     assert stats.max_threads >= sizes["n"] and stats.max_blocks * 1024 >= sizes["n"]
+
+
+def test_the_launch_probe_waits_for_a_multiple_of_the_measured_call_not_five_minutes():
+    from regrapht.eval.suitecheck import PROBE_CEILING_S, PROBE_FLOOR_S, probe_timeout_s
+
+    assert probe_timeout_s({}) == PROBE_CEILING_S  # nothing measured: the old bound
+    assert probe_timeout_s({"naive_ms": 5.0}) == PROBE_FLOOR_S + 0.5
+    assert probe_timeout_s({"naive_ms": 900.0}) == PROBE_FLOOR_S + 90.0
+    assert probe_timeout_s({"naive_ms": 60_000.0}) == PROBE_CEILING_S

@@ -263,6 +263,20 @@ def fairness_problems(task: Task, measured: dict[str, Any]) -> list[str]:
     return problems
 
 
+PROBE_FLOOR_S = 60.0  # the probe child's imports, CUDA context and input loads, with room to spare
+PROBE_CEILING_S = 300.0
+
+
+def probe_timeout_s(measured: dict[str, Any]) -> float:
+    """How long the launch probe may take: its fixed start-up cost plus many times the one call it
+    makes, whose time the check has just measured. A probed call that hangs (session 12: a naive.cu
+    whose host loop never ended under the probe) then costs a minute of the check, not five."""
+    naive_ms = measured.get("naive_ms")
+    if naive_ms is None:
+        return PROBE_CEILING_S
+    return min(PROBE_CEILING_S, max(PROBE_FLOOR_S, PROBE_FLOOR_S + 100.0 * naive_ms / 1e3))
+
+
 def _check_fairness(task: Task, evaluator: Evaluator, result: TaskCheck, bench: Any) -> None:
     """Measure naive.cu's launches at the bench size (the launch probe) and apply fairness_problems."""
     from regrapht.eval.launch_probe import ProbeError, probe_launches
@@ -278,7 +292,9 @@ def _check_fairness(task: Task, evaluator: Evaluator, result: TaskCheck, bench: 
     try:
         if not built.ok or built.library is None:
             raise ProbeError("naive.cu did not build for the probe")
-        stats = probe_launches(task, built.library, bench.sets[0].dir, bench.sets[0].sizes)
+        stats = probe_launches(
+            task, built.library, bench.sets[0].dir, bench.sets[0].sizes, timeout_s=probe_timeout_s(result.measured)
+        )
         result.measured["naive_launch"] = stats.to_dict()
     except ProbeError as exc:  # the probe's own failure: no finding about the task either way
         result.warnings.append(f"launch probe: {exc}")
