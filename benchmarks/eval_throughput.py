@@ -101,7 +101,6 @@ def throughput(
     mix: str = "throughput",
     lanes: str | None = None,
     copy_store: bool = False,
-    budget_s: float | None = None,
 ) -> dict:
     """One throughput run. `lanes`: None for the Evaluator in this process (as before the device
     pool), else a GPU list (cuda, as --gpus) or a CPU lane count (cpu) for the pool."""
@@ -111,8 +110,6 @@ def throughput(
     with tempfile.TemporaryDirectory() as cache:
         config = EvalConfig(cache_dir=cache, reference_threads=reference_threads, sandbox=sandbox)
         config.timing_config.fresh_inputs = fresh
-        if budget_s is not None:
-            config.timing_config.budget_s = budget_s
         config.serial_cache = baselines
         if serial_store is not None and copy_store:
             # A copy per run: every run starts from the same kept baselines, and none adds to the next's.
@@ -142,9 +139,7 @@ def throughput(
     )
     # The device is held from a worker's job hand-off to its exit; a spare's start-up overlaps the
     # previous worker, so it is reported beside that figure rather than in it.
-    worker_s = sum(
-        r.seconds.get("worker", 0.0) + sum(r.seconds.get(k, 0.0) for k in HELD_OUTSIDE_WORKER) for r in results
-    )
+    worker_s = sum(r.seconds.get("worker", 0.0) for r in results)
     ahead_s = sum(r.seconds.get("cuda_context_ahead", 0.0) for r in results)
     statuses: dict[str, int] = {}
     for r in results:
@@ -178,7 +173,6 @@ def throughput(
     builds = {r.task_id: r.seconds["bench_build"] for r in results if "bench_build" in r.seconds}
     return {
         "target": target,
-        "budget_s": EvalConfig().timing_config.budget_s if budget_s is None else budget_s,
         "reference_threads": reference_threads,
         "mode": mode,
         "mix": mix,
@@ -210,27 +204,16 @@ def throughput(
 # Where a candidate's worker holds its GPU, in the order it goes through them. "staging" is the
 # worker's part of the record's bench_setup; bench_wait and judge_stage are the parent's (the worker
 # waits on them with its CUDA context open); "other" is the rest of the worker's time (process start
-# before its first message, messages in flight, the parent's answers to correctness cases);
-# "exit_wait" is the wait of a worker's start for the previous worker's teardown (held by it);
-# "inputs_stage" the parent's copy of a task's input sets to the device (once per task, before the
-# worker starts: held, though no worker's); "prestage" the worker's device copy of them at its start.
-HELD_PHASES = (
-    "inputs_stage", "startup", "cuda_context", "prestage", "sandbox", "correctness", "bench_wait", "judge_stage",
-    "staging", "timing", "exit", "exit_wait", "other",
-)
-HELD_OUTSIDE_WORKER = ("exit_wait", "inputs_stage")  # held, but outside the worker's own seconds
+# before its first message, messages in flight, the parent's answers to correctness cases).
+HELD_PHASES = ("startup", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "staging", "timing", "exit", "other")
 
 
 def held_phases(seconds: dict) -> dict[str, float]:
     """One record's GPU-held seconds (its worker's, from job hand-off to exit) split by phase."""
-    if not seconds.get("worker", 0.0):
+    worker = seconds.get("worker", 0.0)
+    if not worker:
         return {}
-    worker = seconds["worker"] + sum(seconds.get(k, 0.0) for k in HELD_OUTSIDE_WORKER)
-    out = {
-        k: seconds.get(k, 0.0)
-        for k in ("cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit", *HELD_OUTSIDE_WORKER)
-    }
-    out["prestage"] = seconds.get("staging_prestage", 0.0)
+    out = {k: seconds.get(k, 0.0) for k in ("cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit")}
     out["startup"] = max(0.0, seconds.get("startup", 0.0) - out["cuda_context"])  # hello's stamp includes the context
     out["staging"] = max(0.0, seconds.get("bench_setup", 0.0) - out["bench_wait"] - out["judge_stage"])
     out["other"] = max(0.0, worker - sum(out.values()))
@@ -245,17 +228,9 @@ def phase_breakdown(results: list) -> dict:
     n = len(split) or 1
     mean = {k: round(sum(x[k] for x in split) / n, 4) for k in HELD_PHASES}
     mean["held"] = round(sum(mean.values()), 4)
-    # Staging, opened up: the worker's steps (input sets read and put on the device, the flush buffer,
-    # the checks' buffers) and the parent's timing spec; the rest of staging is messages in flight.
-    workers = [r.seconds for r in results if r.seconds.get("worker")]
-    staging = {
-        k: round(sum(x.get(k, 0.0) for x in workers) / n, 4)
-        for k in ("staging_sets", "staging_flush", "staging_checks", "timing_spec")
-    }
     return {
         "workers": len(split),
         "held_per_candidate_s": mean,
-        "staging_per_candidate_s": staging,
         "context_ahead_s": round(sum(r.seconds.get("cuda_context_ahead", 0.0) for r in results), 3),
         "compile_errors_without_worker": sum(1 for r in results if not r.seconds.get("worker")),
     }
@@ -264,9 +239,8 @@ def phase_breakdown(results: list) -> dict:
 def format_breakdown(b: dict) -> str:
     held = b["held_per_candidate_s"]
     parts = ", ".join(f"{k} {held[k]:.3f}" for k in HELD_PHASES if held[k] >= 0.0005)
-    staging = ", ".join(f"{k} {v:.3f}" for k, v in b.get("staging_per_candidate_s", {}).items())
     return (
-        f"GPU held per candidate ({b['workers']} workers): {held['held']:.3f} s = {parts} (staging: {staging}); "
+        f"GPU held per candidate ({b['workers']} workers): {held['held']:.3f} s = {parts}; "
         f"spare contexts made ahead {b['context_ahead_s']:.1f} s in all (not held)"
     )
 
@@ -299,14 +273,12 @@ def scaling(runs: list[dict]) -> list[str]:
     return lines
 
 
-def repeatability(task, source: str, runs: int, holds_us: list[float], budget_s: float | None = None) -> list[dict]:
+def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[dict]:
     series = {hold: {"medians": [], "speedups": [], "samples": [], "iqrs": []} for hold in holds_us}
     for _ in range(runs):
         for hold in holds_us:
             config = EvalConfig()
             config.timing_config.hold_s = hold * 1e-6
-            if budget_s is not None:
-                config.timing_config.budget_s = budget_s
             with Evaluator(config) as evaluator:
                 result = evaluator.evaluate(task, source, "cuda")
             assert result.status == "correct", result.message
@@ -434,12 +406,6 @@ def main() -> None:
         default=None,
         help="cpu: CPU lane counts, one throughput run each through the device pool (e.g. 1 2).",
     )
-    parser.add_argument(
-        "--budget-s",
-        type=float,
-        default=None,
-        help="The timing budget per evaluation (TimingConfig.budget_s) for every run (default: the configured one).",
-    )
     args = parser.parse_args()
     if args.gpus and args.target != "cuda":
         parser.error("--gpus is for --target cuda; on the cpu target give --cpu-lanes")
@@ -465,9 +431,7 @@ def main() -> None:
                 for mode in args.modes:
                     for lanes in pools:
                         report["throughput"].append(
-                            throughput(
-                                tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store, args.budget_s
-                            )
+                            throughput(tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store)
                         )
                         # What is done survives a time limit that stops a later run.
                         (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
@@ -495,7 +459,7 @@ def main() -> None:
         return
     saxpy = find_task("saxpy")
     report["repeatability"] = repeatability(
-        saxpy, (saxpy.root / "candidates" / "correct.cu").read_text(), args.runs, args.holds, args.budget_s
+        saxpy, (saxpy.root / "candidates" / "correct.cu").read_text(), args.runs, args.holds
     )
     print(json.dumps(report["repeatability"], indent=1))
     (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))

@@ -98,7 +98,7 @@ VALID = {
     Event.CALLING: {"lib": "candidate", "case": 0, "run": 1},
     Event.CASE_DONE: {"lib": "candidate", "case": 0, "run": 1, "files": {"y": "/o/y"}, "at_return": {}},
     Event.READY_FOR_TIMING: {},
-    Event.TIMING_READY: {"stage": {"sets": 0.1, "flush": 0.0, "checks": 0.01, "prestage": 0.0}},
+    Event.TIMING_READY: {},
     Event.TIMING_PROGRESS: {"round": 4},
     Event.ANCHOR: {"lib": "candidate", "round": 3, "set": 0, "handles": {"y": "aa"}},
     Event.TIMING: {

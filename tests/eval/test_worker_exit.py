@@ -32,8 +32,6 @@ def test_a_worker_ended_at_done_is_not_waited_for_and_its_late_writes_are_not_re
     assert outcome.ended_at_done and outcome.complete and outcome.channel_error is None
     assert outcome.returncode is None and outcome.signal_name is None and not outcome.oom_killed
     assert seconds < 2.5  # not the 3 s its exit takes
-    # Its time ends with its last message: the parent's own bookkeeping after it is not the worker's.
-    assert outcome.seconds <= seconds
     EXITS.settle()
 
 
@@ -73,10 +71,6 @@ def test_no_worker_starts_while_one_ended_at_done_is_still_exiting(tmp_path):
     # CLOCK_MONOTONIC is one clock for every process of the machine
     assert second.complete and second.last("hello")["at"] >= exiting.reaped_at
     assert opened and opened[0] >= exiting.reaped_at - 1e-3
-    # The wait for the earlier worker's teardown is the second worker's settle_s (held time between
-    # candidates, reported as its exit_wait), outside its own seconds.
-    assert second.settle_s >= 0.85
-    assert second.seconds < second.settle_s
     EXITS.settle()
     EXITS.then(lambda: opened.append(-1.0))  # nothing exiting: at once
     assert opened[-1] == -1.0

@@ -36,18 +36,13 @@ def next_runnable(
     missing: Callable[[Prepared], tuple[list[Future], bool]],
     building: Callable[[Task], bool],
     input_sets: int,
-    bench_build: Callable[[Task], Future | None] | None = None,
 ) -> int:
     """The first pending item that can run without waiting (compiled, its bench data built or not
-    needed). Failing that, with `bench_build` (the task's bench build, done or under way, or None):
-    waits for the first of the waiting tasks' builds or the pending compiles to end, and looks
-    again, so no worker holds the device idle while its task's data is built (0.1-0.2 s per
-    candidate on an H100, docs/benchmarks.md). Without it, or where no waiting task's build is
-    under way: a compiled one whose task's bench data comes soonest (the smallest of those being
-    built, else the first), so its correctness cases run while the data is built; failing that,
-    waits for the next compile to end. `missing(p)` says what `p` would wait for (its unfinished
-    compiles, and whether its bench data is still to come); `building(task)` whether the task's
-    bench data is being built."""
+    needed); failing that, a compiled one whose task's bench data comes soonest (the smallest of
+    those being built, else the first), so its correctness cases run while the data is built;
+    failing that, waits for the next compile to end. `missing(p)` says what `p` would wait for (its
+    unfinished compiles, and whether its bench data is still to come); `building(task)` whether the
+    task's bench data is being built."""
     while True:
         blocked_tasks: set[str] = set()
         compiles: list[Future] = []
@@ -65,11 +60,6 @@ def next_runnable(
                 compiles.extend(unbuilt)
             else:
                 waiting.append(i)
-        if waiting and bench_build is not None:
-            builds = [f for f in (bench_build(prepared[i].task) for i in waiting) if f is not None and not f.done()]
-            if builds:
-                wait(builds + compiles, timeout=1.0, return_when=FIRST_COMPLETED)
-                continue
         if waiting:
             soonest = [i for i in waiting if building(prepared[i].task)]
             if soonest:

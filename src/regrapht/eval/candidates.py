@@ -104,23 +104,6 @@ class CandidateRunner:
         """Whether the candidate's timed outputs are compared by the harness's device kernel."""
         return self.config.timing and target == "cuda" and task.device_buffers
 
-    def _stage_inputs_ahead(self, task: Task, job: dict[str, Any], run: CandidateRun) -> None:
-        """Where the task's bench data is built, its input sets go on the device once per task (the
-        parent's context) and the job says where: the worker copies them device to device before
-        any candidate code loads, instead of uploading them from the files at its timing."""
-        if not (self.config.timing and self.config.stage_inputs_ahead and job["device_buffers"] and job["device_check"]):
-            return
-        future = self.benches.future(task)
-        if future is None or not future.done() or future.exception() is not None:
-            return  # not built yet: this worker uploads from the files
-        began = time.perf_counter()
-        sets = self.device_judging.stage_inputs(
-            task, future.result(), self.config.timing_config.input_sets, job["libcudart"], job["device_check"]
-        )
-        run.waits["inputs_stage"] = round(time.perf_counter() - began, 4)  # the device's, once per task
-        if sets:
-            job["device_sets"] = sets
-
     def run(
         self, task: Task, target: str, libs: dict[str, str], tests: TestReference, hold: Hold | None = None
     ) -> CandidateRun:
@@ -145,7 +128,6 @@ class CandidateRunner:
             job["host_perturb"] = self.jobs.host_perturb_library()
         job["sandbox"] = self.sandbox_spec(task, job, job_dir)
         run = CandidateRun(job_dir=job_dir, planned=len(tests.cases))
-        self._stage_inputs_ahead(task, job, run)
         checker = load_checker(task)
         first_runs: dict[int, dict[str, Any]] = {}
 
@@ -177,7 +159,6 @@ class CandidateRunner:
                 finally:
                     run.waits["bench_wait"] = round(time.perf_counter() - began, 4)
                     hold.resume(urgent=True)  # it holds the device: no pending timing goes first
-                began = time.perf_counter()
                 tc = self.config.timing_config
                 spec = self.jobs.timing_spec(
                     task,
@@ -188,8 +169,6 @@ class CandidateRunner:
                     tc.budget_s,
                     tc.max_rounds,
                 )
-                if tc.paired_stop and len(libs) > 1:
-                    spec["paired_with"], spec["paired_own_rse"] = "candidate", tc.paired_own_rse
                 if run.bench.fresh:
                     spec["fresh"] = {
                         "slots": [[c.seed_index, c.perturb.key] for c in run.bench.checked if c.perturb],
@@ -198,7 +177,6 @@ class CandidateRunner:
                             for name in run.bench.bounds[0]
                         },
                     }
-                run.waits["timing_spec"] = round(time.perf_counter() - began, 4)  # part of staging
                 # Staged before the first timed call: memory the parent takes mid-timing would tell
                 # the candidate which of its calls are checked.
                 began = time.perf_counter()

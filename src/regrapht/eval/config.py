@@ -17,11 +17,6 @@ class TimingConfig:
     max_rounds: int = 400
     target_rse: float = 0.005  # stop when every timed kernel's relative standard error is below this
     budget_s: float = 1.0  # per evaluation, for the candidate and its interleaved baselines together
-    # A candidate's timing also stops once its speedup over every interleaved baseline is known to
-    # target_rse from the rounds' paired ratios (timing_plan.paired_enough) and its own time to
-    # paired_own_rse: noise common to a round's calls no longer keeps it to the budget.
-    paired_stop: bool = True
-    paired_own_rse: float = 0.02
     input_sets: int = 2  # distinct input sets rotated through the timed calls at the same pointers
     # Every timed call sees its set's perturbable inputs perturbed with a key of its own, so no call
     # repeats an input a candidate has seen (eval/perturb.py). Off: the sets repeat as drawn.
@@ -82,14 +77,6 @@ class EvalConfig:
     # Bench data of tasks no queued candidate needs stays, up to this much (None: a quarter of the
     # machine's memory, at least 2 GiB), so a search's later batches reuse it instead of rebuilding it.
     reference_cache_gib: float | None = None
-    # A batch starts no worker for a candidate whose task's bench data is still being built while the
-    # build can be waited for instead: the worker would hold the device idle meanwhile (bench_wait,
-    # 0.12 s per candidate on an H100, session 12). Off: its correctness cases run during the build.
-    wait_for_bench_data: bool = True
-    # cuda: each task's input sets are put on the device once (the parent's context) and every worker
-    # copies them device to device before its candidate loads, instead of uploading them from files
-    # when its timing begins (eval/device_judge.py). Off, or where that fails: uploaded per worker.
-    stage_inputs_ahead: bool = True
     # Start the next cuda worker's Python during the current candidate, its CUDA context once that
     # candidate is measured.
     spare_worker: bool = True

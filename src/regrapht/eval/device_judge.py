@@ -23,7 +23,6 @@ from regrapht.tasks.model import Tolerance
 
 _FLOAT_CODES = {4: 0, 8: 1}  # float32, float64; any integer is 2 (compared exactly)
 _INTEGER_CODE = 2
-INPUTS_KEY = "#inputs"  # a task's input sets, staged beside its expected outputs (stage_inputs)
 
 
 def bind_count_mismatches(library: ctypes.CDLL):
@@ -86,7 +85,6 @@ class DeviceJudge:
         self.budget_bytes = budget_bytes if budget_bytes is not None else min(8 << 30, total // 8)
         self.staged: OrderedDict[str, dict[tuple[int, str], int]] = OrderedDict()  # key -> device copies
         self.staged_bytes: dict[str, int] = {}
-        self.input_handles: dict[str, list[dict[str, list]]] = {}  # key + INPUTS_KEY -> stage_inputs' answer
         self.lock = threading.Lock()
 
     def stage(self, key: str, expected: list[dict[str, np.ndarray]]) -> bool:
@@ -116,45 +114,6 @@ class DeviceJudge:
             self.staged[key] = copies
             self.staged_bytes[key] = need
             return True
-
-    def stage_inputs(self, key: str, sets: list[dict[str, np.ndarray]]) -> list[dict[str, list]] | None:
-        """Copy every input set's readable arrays to the device once per key, and say how a worker
-        opens each: per set, name -> [IPC handle (hex), bytes]. A worker copies them into buffers of
-        its own before any candidate code loads, instead of reading and uploading the files (0.1-0.6 s
-        a candidate on an H100), and unmaps them. None when they do not fit the budget or the device
-        (workers then upload from the files). The key's expected outputs are never dropped for them."""
-        ikey = key + INPUTS_KEY
-        need = sum(values.nbytes for arrays in sets for values in arrays.values())
-        with self.lock:
-            if ikey in self.staged:
-                self.staged.move_to_end(ikey)
-                return self.input_handles[ikey]
-            if need > self.budget_bytes:
-                return None
-            others = [k for k in self.staged if k != key]
-            while others and sum(self.staged_bytes.values()) + need > self.budget_bytes:
-                self._drop(others.pop(0))
-            if sum(self.staged_bytes.values()) + need > self.budget_bytes:
-                return None
-            copies: dict[tuple[int, str], int] = {}
-            handles: list[dict[str, list]] = []
-            try:
-                for index, arrays in enumerate(sets):
-                    handles.append({})
-                    for name, values in arrays.items():
-                        host = np.ascontiguousarray(values)  # a mapped file stays mapped: no copy
-                        copies[(index, name)] = self.rt.malloc(host.nbytes)
-                        self.rt.memcpy(copies[(index, name)], host.ctypes.data, host.nbytes, H2D)
-                        handles[index][name] = [self.rt.ipc_handle(copies[(index, name)]), int(host.nbytes)]
-            except CudaError:
-                self.rt.last_error()  # out of device memory, or no IPC here: workers read the files
-                for ptr in copies.values():
-                    self.rt.free(ptr)
-                return None
-            self.staged[ikey] = copies
-            self.staged_bytes[ikey] = need
-            self.input_handles[ikey] = handles
-            return handles
 
     def count(
         self, key: str, set_index: int, name: str, handle_hex: str, tolerance: Tolerance, expected: np.ndarray
@@ -216,15 +175,13 @@ class DeviceJudge:
     def forget(self, key: str) -> None:
         """Free a key's expected outputs (its task's bench data is gone)."""
         with self.lock:
-            for k in (key, key + INPUTS_KEY):
-                if k in self.staged:
-                    self._drop(k)
+            if key in self.staged:
+                self._drop(key)
 
     def _drop(self, key: str) -> None:
         for ptr in self.staged.pop(key).values():
             self.rt.free(ptr)
         del self.staged_bytes[key]
-        self.input_handles.pop(key, None)
 
     def close(self) -> None:
         with self.lock:

@@ -9,8 +9,6 @@ import contextlib
 import threading
 from typing import Any
 
-import numpy as np
-
 from regrapht.eval import correctness
 from regrapht.eval.cudart import CudaError
 from regrapht.eval.device_judge import DeviceJudge, JudgeUnavailable
@@ -59,33 +57,6 @@ class DeviceJudging:
         except Exception as exc:  # the parent's own failure: files, as without a judge
             self.retire(f"staging expected outputs failed: {exc}")
             return False
-
-    def stage_inputs(
-        self, task: Task, bench: BenchReference, sets: int, libcudart: str, device_check: str
-    ) -> list[dict[str, list]] | None:
-        """The task's input sets on the parent's device context, for its workers to copy from (see
-        DeviceJudge.stage_inputs); None where the judge is off or they cannot be staged."""
-        with self._lock:
-            if self.judge is None and self.off is None:
-                try:
-                    self.judge = DeviceJudge(libcudart, device_check)
-                except JudgeUnavailable as exc:
-                    self.off = str(exc)
-            judge = self.judge
-        if judge is None:
-            return None
-        read = [arg.name for arg in task.args if arg.is_read and arg.is_array]
-        try:
-            arrays = [
-                {name: np.load(bench.dir / f"set{s}" / f"{name}.npy", mmap_mode="r") for name in read}
-                for s in range(sets)
-            ]
-            return judge.stage_inputs(str(bench.dir), arrays)
-        except (OSError, ValueError):  # the files: workers read them themselves, and say what fails
-            return None
-        except CudaError as exc:
-            self.retire(f"staging input sets failed: {exc}")
-            return None
 
     def judge_anchor(self, task: Task, run: Any, message: dict[str, Any]) -> bool:
         """Judge the output a worker kept in device memory for a checked timed call, where it lies;

@@ -86,10 +86,6 @@ class CaseDone(Calling, total=False):
     at_return: dict[str, str]  # output name -> file of the output as the call returned
 
 
-class TimingReady(Message, total=False):
-    stage: dict[str, float]  # seconds by staging step: sets, flush, checks, prestage
-
-
 class TimingProgress(Message, total=False):
     round: int
 
@@ -159,7 +155,7 @@ MESSAGES: dict[str, type] = {
     Event.CALLING: Calling,
     Event.CASE_DONE: CaseDone,
     Event.READY_FOR_TIMING: Message,
-    Event.TIMING_READY: TimingReady,
+    Event.TIMING_READY: Message,
     Event.TIMING_PROGRESS: TimingProgress,
     Event.ANCHOR: Anchor,
     Event.TIMING: Timing,
@@ -240,8 +236,6 @@ class TimingSpec(TypedDict, total=False):
     max_rounds: int
     budget_s: float
     target_rse: float
-    paired_with: str  # the paired stop rule's lib (timing_plan.paired_enough); absent: none
-    paired_own_rse: float
     floor_rounds: int
     order_seed: int
     flush_bytes: int
@@ -264,9 +258,6 @@ class Job(TypedDict, total=False):
     device_buffers: bool
     libcudart: str
     measure_bandwidth: bool
-    # per input set: name -> [IPC handle (hex), bytes] of the parent's device copy, copied by the
-    # worker before its candidate loads (timing_loop.prestage_sets)
-    device_sets: list[dict[str, list[Any]]]
     timing: TimingSpec | None  # time at once; else ask (await_timing) or never time
     await_timing: bool
     trusted: bool  # the serial reference: reports only what it writes
@@ -312,7 +303,7 @@ FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]
     Event.CALLING: ({"lib": _STR, "case": _INT, "run": _INT}, {}),
     Event.CASE_DONE: ({"lib": _STR, "case": _INT, "run": _INT, "files": _DICT, "at_return": _DICT}, {}),
     Event.READY_FOR_TIMING: ({}, {}),
-    Event.TIMING_READY: ({}, {"stage": _DICT}),
+    Event.TIMING_READY: ({}, {}),
     Event.TIMING_PROGRESS: ({"round": _INT}, {}),
     # An anchor's fields are checked where it is judged: a malformed one is not judged on the device,
     # and its output comes as a file instead (evaluator's device judging).

@@ -52,9 +52,6 @@ class WorkerOutcome:
     seconds: float = 0.0
     # Ended by the parent as its `done` arrived (run_worker's end_at_done): its exit is reaped later.
     ended_at_done: bool = False
-    # Seconds this worker's start waited for earlier workers' exits (EXITS.settle): the GPU was still
-    # held by their teardown, so it counts as held time between candidates.
-    settle_s: float = 0.0
     # Earlier workers, or this one, that had not exited EXIT_WAIT_S after their kill (see Exits).
     notes: list[str] = field(default_factory=list)
 
@@ -260,14 +257,11 @@ def run_worker(
     With `end_at_done`, the worker is ended (SIGKILL) as soon as its complete `done` message is in,
     and reaped in the background (`EXITS`): its verdict needs nothing more from it. Only for workers
     that end at once after `done` (eval/worker.py calls os._exit there)."""
-    settling = time.monotonic()
     stuck = EXITS.settle()  # no worker starts beside an earlier one that is still exiting (bounded)
     nonce = secrets.token_hex(16)
     job_path.write_text(json.dumps({**job, "nonce": nonce}))
     outcome = WorkerOutcome(notes=stuck)
     start = time.monotonic()
-    outcome.settle_s = round(start - settling, 4)
-    done_at = [0.0]  # when the parent had the worker's last message (end_at_done)
     oom_before = oom_kills()
     from_spare = spare is not None and spare.alive() and spare.libcudart == (job.get("libcudart") or "")
     if from_spare:
@@ -339,7 +333,6 @@ def run_worker(
                         # Its last message: whatever the process writes after it (its own threads,
                         # in the instant before it exits) is not read, so the verdict never depends
                         # on how soon it is killed.
-                        done_at[0] = time.monotonic()
                         done_seen.set()
                         return
         if buffer.strip():
@@ -403,9 +396,8 @@ def run_worker(
             outcome.notes.append(_stuck_note(proc.pid))
     for thread in readers:
         # Ended at `done`, the channel holds everything the parent reads; the pipes close only as
-        # the process is torn down, which is what is not waited for (the output reader, a daemon,
-        # keeps `output_head` current until then).
-        thread.join(timeout=0.0 if outcome.ended_at_done else 5)
+        # the process is torn down, which is what is not waited for.
+        thread.join(timeout=0.02 if outcome.ended_at_done else 5)
     outcome.returncode = None if outcome.ended_at_done else proc.returncode
     # Ended at `done`, the kill is this process's own and the background reap may or may not have
     # filled in its signal yet: the verdict must not depend on that race.
@@ -426,9 +418,7 @@ def run_worker(
     outcome.complete = (
         bool(done) and done.get("messages") == len(outcome.messages) and not outcome.channel_error
     )
-    # Ended at `done`, the worker's time ends with its last message: its teardown runs in the
-    # background, and the next worker's start waits for it (that wait is the next one's `settle_s`).
-    outcome.seconds = (done_at[0] if outcome.ended_at_done and done_at[0] else time.monotonic()) - start
+    outcome.seconds = time.monotonic() - start
     if foreign[0] or (from_spare and not outcome.messages):
         return run_worker(
             job,

@@ -4,7 +4,6 @@ timed call is bracketed alike whether or not it is checked; only what happens af
 
 from __future__ import annotations
 
-import ctypes
 import json
 import time
 from dataclasses import dataclass, field
@@ -35,39 +34,6 @@ class BenchBuffers:
     handles: dict[str, Any] = field(default_factory=dict)  # the argument buffers
 
 
-def prestage_sets(worker: Any) -> tuple[dict[tuple[int, str], tuple[Any, int]], float]:
-    """The job's input sets from the parent's device copies (job `device_sets`) into buffers of the
-    worker's own: (set, name) -> (buffer, bytes), and the seconds it took. Run before any candidate
-    code loads, with the device idle: the parent's memory is mapped only for the copy, so no candidate
-    ever sees it. Whatever does not open or copy is left out, and staged from its file later."""
-    sets = worker.job.get("device_sets")
-    rt = worker.rt
-    if not sets or rt is None or worker.trusted or not worker.job["device_buffers"]:
-        return {}, 0.0
-    began = time.perf_counter()
-    staged: dict[tuple[int, str], tuple[Any, int]] = {}
-    for index, arrays in enumerate(sets):
-        for name, (handle_hex, nbytes) in arrays.items():
-            try:
-                remote = rt.ipc_open(str(handle_hex))
-            except Exception:
-                rt.last_error()  # this platform's IPC, or the sandbox: the file it is
-                continue
-            local = None
-            try:
-                local = worker.mem.alloc(int(nbytes) + 2 * worker.guard)
-                worker.mem.copy(local, worker.guard, remote, 0, int(nbytes))
-                staged[(index, str(name))] = (local, int(nbytes))
-            except Exception:
-                rt.last_error()
-                if local is not None:
-                    worker.mem.free(local)
-            finally:
-                rt.lib.cudaIpcCloseMemHandle(ctypes.c_void_p(remote))
-                rt.last_error()
-    return staged, time.perf_counter() - began
-
-
 @dataclass
 class CallTiming:
     host_s: float
@@ -94,7 +60,6 @@ class TimingRun:
             readable=[a for a in arrays if a["role"] in ("input", "inout")],
             in_place=w.read_in_place(),
         )
-        prestaged = getattr(w, "prestaged", {})
         for s in range(int(spec["sets"])):
             staged, mapped, base = {}, {}, {}
             for a in bench.readable:
@@ -102,12 +67,8 @@ class TimingRun:
                 if a["name"] in bench.in_place:
                     mapped[a["name"]] = data
                     continue
-                ahead = prestaged.get((s, a["name"]))
-                if ahead is not None and ahead[1] == nbytes[a["name"]] == data.nbytes:
-                    handle = ahead[0]  # copied from the parent's device copy before the candidate loaded
-                else:
-                    handle = w.buffer(a["name"], nbytes[a["name"]], tag=f".set{s}")
-                    self.mem.upload(handle, self.guard, data)
+                handle = w.buffer(a["name"], nbytes[a["name"]], tag=f".set{s}")
+                self.mem.upload(handle, self.guard, data)
                 staged[a["name"]] = handle
                 base[a["name"]] = data
             bench.sets.append(staged)
@@ -175,30 +136,16 @@ class TimingRun:
     def run(self) -> None:
         w, spec = self.w, self.spec
         rng = np.random.default_rng(int(spec["order_seed"]))
-        # Where staging goes (the record's staging_*): the input sets read and put on the device, the
-        # cache flush buffer, the checks' buffers.
-        t0 = time.perf_counter()
         bench = self.stage_bench()
-        t1 = time.perf_counter()
         flush_bytes = int(spec.get("flush_bytes") or w.default_flush_bytes())
         flush = self.mem.alloc(flush_bytes)
         hold_ns = int(float(spec.get("hold_s", 0.0)) * 1e9)
         fresh = FreshInputs.from_spec(spec.get("fresh"), len(bench.sets))
-        t2 = time.perf_counter()
         checker = TimedChecks(w, spec, self.nbytes, fresh is not None)
         events: tuple[Any, Any] = (0, 0)
         if self.rt is not None:
             events = (self.rt.event(), self.rt.event())
-        t3 = time.perf_counter()
-        w.channel.send(
-            event=Event.TIMING_READY,
-            stage={
-                "sets": round(t1 - t0, 6),
-                "flush": round(t2 - t1, 6),
-                "checks": round(t3 - t2, 6),
-                "prestage": round(float(getattr(w, "prestage_s", 0.0)), 6),
-            },
-        )
+        w.channel.send(event=Event.TIMING_READY)
         libs = list(spec["libs"])
         samples: dict[str, Samples] = {lib: {"host": [], "event": [], "set": []} for lib in libs}
         schedule = CheckSchedule(spec, rng, len(bench.sets), fresh)

@@ -92,48 +92,6 @@ def within_set_rse(values: list[float], sets: list[int] | None = None) -> float:
     return float(spread / np.sqrt(x.size) / max(x.mean(), 1e-12))
 
 
-def paired_rse(candidate: list[float], baseline: list[float], sets: list[int] | None = None) -> float:
-    """Relative standard error of the candidate's time over a baseline's, from the rounds in which
-    both were timed (one input set, back to back): the spread of the per-round log ratio within each
-    input set. What moves every call of a round alike (the device's clock, an input set that is
-    slower for every kernel, fresh inputs that change the work) cancels in it, so a speedup can be
-    known to `target_rse` long before each kernel's own time is."""
-    n = min(len(candidate), len(baseline))
-    if n < 2:
-        return float("inf")
-    a = np.asarray(candidate[:n], dtype=np.float64)
-    b = np.asarray(baseline[:n], dtype=np.float64)
-    if (a <= 0).any() or (b <= 0).any():
-        return float("inf")
-    d = np.log(a) - np.log(b)
-    groups = np.asarray(sets[:n] if sets else [0] * n)
-    kinds = np.unique(groups)
-    dof = n - kinds.size
-    if dof < 1:
-        return float("inf")
-    for g in kinds:
-        d[groups == g] -= d[groups == g].mean()
-    return float(np.sqrt(np.square(d).sum() / dof) / np.sqrt(n))
-
-
-def paired_enough(samples: dict[str, dict[str, list[float]]], spec: dict[str, Any]) -> bool:
-    """The paired stop rule (spec `paired_with`: the candidate's lib): its time over every other
-    lib's is known to `target_rse` (paired_rse), and its own time to `paired_own_rse` (its median is
-    reported and gated against the device's floor). False where the spec has no pairing."""
-    paired = spec.get("paired_with")
-    if not paired or paired not in samples or len(samples) < 2:
-        return False
-    own = samples[paired]
-    if within_set_rse(own["event"], own.get("set")) > float(spec.get("paired_own_rse", spec["target_rse"])):
-        return False
-    target = float(spec["target_rse"])
-    return all(
-        paired_rse(own["event"], lib_samples["event"], own.get("set")) <= target
-        for lib, lib_samples in samples.items()
-        if lib != paired
-    )
-
-
 def enough(
     samples: dict[str, dict[str, list[float]]],
     spec: dict[str, Any],
@@ -154,12 +112,10 @@ def enough(
         return True
     if elapsed < min(float(spec.get("min_s", 0.0)), float(spec["budget_s"])):
         return False
-    if all(
-        within_set_rse(lib_samples["event"], lib_samples.get("set")) <= float(spec["target_rse"])
-        for lib_samples in samples.values()
-    ):
-        return True
-    return paired_enough(samples, spec)
+    for lib_samples in samples.values():
+        if within_set_rse(lib_samples["event"], lib_samples.get("set")) > float(spec["target_rse"]):
+            return False
+    return True
 
 
 class CheckSchedule:

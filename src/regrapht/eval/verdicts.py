@@ -211,18 +211,11 @@ def phases(outcome: WorkerOutcome) -> dict[str, float]:
         phases["correctness"] = last_case - stamps[Event.LOADED]
     if Event.READY_FOR_TIMING in stamps and Event.TIMING_READY in stamps:
         phases["bench_setup"] = stamps[Event.TIMING_READY] - stamps[Event.READY_FOR_TIMING]
-        stage = (outcome.last(Event.TIMING_READY) or {}).get("stage") or {}
-        for step in ("sets", "flush", "checks", "prestage"):  # the worker's share of bench_setup, by step
-            if isinstance(stage.get(step), (int, float)) and not isinstance(stage.get(step), bool):
-                phases[f"staging_{step}"] = float(stage[step])
     timing = outcome.last(Event.TIMING)
     if timing:
         phases["timing"] = timing["seconds"]
         if "check_s" in timing:
             phases["timing_checks"] = timing["check_s"]  # part of "timing"
-    if outcome.settle_s >= 0.0005:
-        # Before its job was handed over: the previous worker's teardown, still holding the device.
-        phases["exit_wait"] = outcome.settle_s
     if Event.DONE in stamps and (outcome.last(Event.HELLO) or {}).get("spare"):
         # A spare's clock starts when its job arrives, as the parent's does: what follows its last
         # message is the end of the process (its CUDA context) and the parent's reaping of it.

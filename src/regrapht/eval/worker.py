@@ -100,9 +100,6 @@ class Worker:
         # rounds read their inputs where they are staged instead of copying them in.
         self.trusted = bool(job.get("trusted"))
         self.mapped_files: dict[Path, np.ndarray] = {}
-        # Input sets copied from the parent's device copies at start (timing_loop.prestage_sets).
-        self.prestaged: dict[tuple[int, str], tuple[Any, int]] = {}
-        self.prestage_s = 0.0
 
     # ---- setup -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -411,11 +408,6 @@ def main(argv: list[str] | None = None) -> int:
     worker = Worker(job, channel, ready if job["uses_cuda"] else None)
     try:
         worker.start()
-        if job.get("device_sets"):
-            # Before the sandbox (which may refuse the mapping) and before any candidate code loads.
-            from regrapht.eval.timing_loop import prestage_sets
-
-            worker.prestaged, worker.prestage_s = prestage_sets(worker)
         if not worker.confine():
             # Reported in the `sandbox` message; the parent decides (run again unconfined, or stop).
             channel.send(event=Event.DONE, messages=channel.count + 1)
