@@ -632,12 +632,15 @@ def advise_command(
             x = r.example
             gain = _fmt(x.speedup.value if x.speedup else None)
             if r.is_failure:
-                con.rule(f"what went wrong here: {r.edge.source} -> {r.edge.target}: {x.task} ({x.failure_kind})")
+                # a rule's title is cut to one line: the edge and task go on their own line, which wraps
+                con.rule("what went wrong here")
+                con.print(f"[bold]{r.edge.source} -> {r.edge.target}[/]: {x.task} ({x.failure_kind})")
                 if x.failure is not None and x.failure.why:
                     con.print(f"[bold]what went wrong:[/] {x.failure.why.strip()}")
                 con.print(f"[bold]evaluator:[/] {x.status}" + (f": {' '.join(x.message.split())}" if x.message else ""))
             else:
-                con.rule(f"{r.edge.source} -> {r.edge.target}: {x.task} step {x.step} ({x.status}, {gain})")
+                con.rule(f"{r.edge.source} -> {r.edge.target}")
+                con.print(f"[bold]{x.task}[/] step {x.step} ({x.status}, {gain})")
                 con.print(f"[bold]why:[/] {x.think.strip()}")
             con.print(f"[bold]change:[/] {x.detail.strip()}")
             diff = "\n".join(
