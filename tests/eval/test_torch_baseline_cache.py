@@ -85,6 +85,61 @@ def test_the_key_follows_what_decides_the_compiled_code() -> None:
         assert changed != base
 
 
+def _warm_triton_group(root: Path) -> dict[str, str]:
+    """A Triton kernel's folder as the warming worker leaves it: the group index names its files by
+    their absolute paths in the warm folder (triton/runtime/cache.py, FileCacheManager.put_group)."""
+    kernel = root / "triton" / "HASH"
+    kernel.mkdir(parents=True)
+    children = {}
+    for name, data in (("k.json", b'{"name": "k"}'), ("k.cubin", b"\x7fELF"), ("k.ptx", b"// ptx")):
+        (kernel / name).write_bytes(data)
+        children[name] = str(kernel / name)
+    (kernel / "__grp__k.json").write_text(json.dumps({"child_paths": children}))
+    (kernel / "__grp__odd.json").write_text("not json")  # an index in some other format: copied as it is
+    return tbc.seal(root)
+
+
+def test_triton_group_indexes_are_repointed_at_the_copy_and_checked(tmp_path: Path) -> None:
+    warm = tmp_path / "warm"
+    files = _warm_triton_group(warm)
+    caches = {c: tmp_path / "scratch" / c for c in tbc.CACHE_ENV}
+    seeded = tbc.seed(warm, files, caches)
+    copy = caches["triton"] / "HASH"
+    children = json.loads((copy / "__grp__k.json").read_text())["child_paths"]
+    # every child named where the copy has it, and the copy names nothing in the warm folder
+    assert children == {name: str(copy / name) for name in ("k.json", "k.cubin", "k.ptx")}
+    assert all(Path(p).read_bytes() == (warm / "triton" / "HASH" / n).read_bytes() for n, p in children.items())
+    assert not any(str(warm).encode() in p.read_bytes() for p in caches["triton"].rglob("*") if p.is_file())
+    assert (copy / "__grp__odd.json").read_text() == "not json"
+    # the check holds the copy to what was written, the re-pointed index included
+    assert set(seeded) == set(files) and seeded["triton/HASH/__grp__k.json"] != files["triton/HASH/__grp__k.json"]
+    assert {r: d for r, d in seeded.items() if "__grp__k" not in r} == {r: d for r, d in files.items() if "__grp__k" not in r}
+    dirs = {c: str(p) for c, p in caches.items()}
+    environ = {var: dirs[c] for c, var in tbc.CACHE_ENV.items()}
+    assert tbc.tampered(seeded, dirs, environ) is None
+    # a candidate that points the index back at files of its choosing is caught
+    (copy / "__grp__k.json").write_text(json.dumps({"child_paths": {"k.json": str(tmp_path / "planted.json")}}))
+    assert tbc.tampered(seeded, dirs, environ) == "triton/HASH/__grp__k.json was modified"
+    assert tbc.manifest(warm) == files == tbc.digests(warm)  # the warm folder itself is untouched
+
+
+def test_a_real_triton_cache_hit_resolves_inside_the_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Triton's own cache manager, where Triton is installed (the GPU machine): an index written in the
+    warm folder and seeded into a scratch cache resolves to the scratch copy's files."""
+    cache_mod = pytest.importorskip("triton.runtime.cache")
+    warm = tmp_path / "warm"
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(warm / "triton"))
+    writer = cache_mod.FileCacheManager("KEY")
+    group = {name: writer.put(data, name) for name, data in (("k.json", '{"name": "k"}'), ("k.cubin", b"\x7fELF"))}
+    writer.put_group("k.json", group)
+    files = tbc.seal(warm)
+    caches = {c: tmp_path / "scratch" / c for c in tbc.CACHE_ENV}
+    tbc.seed(warm, files, caches)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(caches["triton"]))
+    found = cache_mod.FileCacheManager("KEY").get_group("k.json")
+    assert found == {name: str(caches["triton"] / "KEY" / name) for name in group}
+
+
 # ---- end to end on the cpu target (inductor's C++ backend): slow, the first compile is cold ----------
 
 torch = pytest.importorskip("torch")

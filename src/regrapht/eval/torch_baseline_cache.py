@@ -9,11 +9,12 @@ its SHA-256 (`manifest.json`, written last: a folder without one is not used).
 
 A candidate's worker never reaches that folder (its sandbox grants neither read nor write beneath
 it). The parent copies the warm files into the candidate's own scratch caches before the worker
-starts (copies, not links: a hard link would let the candidate write the shared file), and the job
-carries the manifest. Before the worker sets up its compiled baselines it checks that its caches
-hold exactly those files with those digests, and that the cache variables still name them: a
-candidate that planted or edited a compiled `Model` there (a slower baseline inflates its speedup)
-is an integrity violation. Without the check, a candidate's import could do exactly that to a cold
+starts (copies, not links: a hard link would let the candidate write the shared file; Triton's
+group indexes, which name their files by absolute path, are re-pointed at the copy), and the job
+carries the digests of what was copied. Before the worker sets up its compiled baselines it checks
+that its caches hold exactly those files with those digests, and that the cache variables still
+name them: a candidate that planted or edited a compiled `Model` there (a slower baseline inflates
+its speedup) is an integrity violation. Without the check, a candidate's import could do exactly that to a cold
 cache, which is what every candidate had before.
 """
 
@@ -30,6 +31,8 @@ COMPILED = ("compile", "max-autotune")
 # cache -> the environment variable that points inductor or Triton at it
 CACHE_ENV = {"inductor": "TORCHINDUCTOR_CACHE_DIR", "triton": "TRITON_CACHE_DIR"}
 MANIFEST = "manifest.json"
+# Triton's index of one compiled kernel's files (triton/runtime/cache.py, FileCacheManager.put_group)
+TRITON_GROUP_PREFIX = "__grp__"
 # Raised whenever how the harness compiles a baseline changes (the inductor settings of
 # eval/torch_timing.py's _baseline): older warm folders then hold code no baseline would load.
 FORMAT = 2
@@ -83,13 +86,43 @@ def manifest(root: Path) -> dict[str, str] | None:
     return files if isinstance(files, dict) else None
 
 
-def seed(root: Path, files: dict[str, str], scratch_caches: dict[str, Path]) -> None:
-    """Copy the manifest's files from root into the candidate's scratch caches (`{cache: folder}`)."""
-    for rel in files:
+def seed(root: Path, files: dict[str, str], scratch_caches: dict[str, Path]) -> dict[str, str]:
+    """Copy the manifest's files from root into the candidate's scratch caches (`{cache: folder}`);
+    returns the digests of what was written, which the worker's check must then find: the
+    manifest's, but for Triton's group files, re-pointed at the copy (see _repoint_group)."""
+    seeded: dict[str, str] = {}
+    for rel, digest in files.items():
         cache, _, inner = rel.partition("/")
         target = scratch_caches[cache] / inner
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(root / rel, target)
+        if cache == "triton" and target.name.startswith(TRITON_GROUP_PREFIX):
+            data = _repoint_group((root / rel).read_bytes(), target.parent)
+            target.write_bytes(data)
+            seeded[rel] = hashlib.sha256(data).hexdigest()
+        else:
+            shutil.copyfile(root / rel, target)
+            seeded[rel] = digest
+    return seeded
+
+
+def _repoint_group(data: bytes, folder: Path) -> bytes:
+    """Triton's cache indexes a compiled kernel's files in `__grp__NAME.json` as
+    `{"child_paths": {file name: absolute path}}`, the paths where the warming worker wrote them
+    (the sealed warm folder). A cache hit opens those paths as they stand (triton/runtime/cache.py,
+    FileCacheManager.get_group, only checks that they exist; compiler.py's CompiledKernel then reads
+    the `.json` named there), so a candidate's copy would read the warm folder, which its sandbox
+    refuses: the PermissionError of issue 17. Triton writes a group's files beside its index, so
+    each child is re-pointed at the same name in the copy's folder. Anything not in that layout is
+    left as it is: Triton drops a child path that does not exist and compiles afresh."""
+    try:
+        group = json.loads(data)
+    except ValueError:
+        return data
+    children = group.get("child_paths") if isinstance(group, dict) else None
+    if not isinstance(children, dict) or not all(isinstance(p, str) and p for p in children.values()):
+        return data
+    group["child_paths"] = {name: str(folder / os.path.basename(path)) for name, path in children.items()}
+    return json.dumps(group).encode()
 
 
 def tampered(files: dict[str, str], scratch_caches: dict[str, str], environ: Any = os.environ) -> str | None:

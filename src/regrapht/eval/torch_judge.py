@@ -311,10 +311,10 @@ class TorchJudge:
         dirs = torch_sandbox.env(folder)
         caches = {cache: Path(dirs[var]) for cache, var in torch_baseline_cache.CACHE_ENV.items()}
         try:
-            torch_baseline_cache.seed(warm, files, caches)
+            seeded = torch_baseline_cache.seed(warm, files, caches)
         except OSError:  # the warm folder changed under us (cleared): compile cold, as without one
             return
-        job["baseline_cache"] = {"files": files, "dirs": {cache: str(p) for cache, p in caches.items()}}
+        job["baseline_cache"] = {"files": seeded, "dirs": {cache: str(p) for cache, p in caches.items()}}
 
     def _done(self, ev: Evaluation, status: str, message: str, began: float) -> Evaluation:
         ev.status, ev.message = status, message
