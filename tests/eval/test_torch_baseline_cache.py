@@ -140,6 +140,34 @@ def test_a_real_triton_cache_hit_resolves_inside_the_copy(tmp_path: Path, monkey
     assert found == {name: str(caches["triton"] / "KEY" / name) for name in group}
 
 
+def test_every_compiled_baseline_compiles_with_the_harness_inductor_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warming reference worker and each candidate's set their compiled baselines up through
+    torch_timing._baseline: the settings hold while its compile runs, and only then."""
+    torch = pytest.importorskip("torch")
+    import torch._inductor.config as inductor_config
+
+    from regrapht.eval import torch_timing
+
+    seen: list[dict[str, object]] = []
+
+    def fake_compile(model, mode=None):
+        def run(*inputs):
+            seen.append({k: getattr(inductor_config, k) for k in torch_timing.BASELINE_INDUCTOR})
+            return model(*inputs)
+
+        return run
+
+    monkeypatch.setattr(torch, "compile", fake_compile)
+    before = {k: getattr(inductor_config, k) for k in torch_timing.BASELINE_INDUCTOR}
+    assert before["bundle_triton_into_fx_graph_cache"] is not False  # on by default: the test can fail
+    sets = [[torch.ones(3)], [torch.zeros(3)]]
+    for name in ("compile", "max-autotune"):
+        torch_timing._baseline(name, torch.nn.ReLU(), sets, cuda=False)
+    assert seen == [torch_timing.BASELINE_INDUCTOR] * 4
+    assert {k: getattr(inductor_config, k) for k in torch_timing.BASELINE_INDUCTOR} == before
+    assert tbc.FORMAT >= 3  # warm folders of the bundled layout (FORMAT 2) are never read again
+
+
 # ---- end to end on the cpu target (inductor's C++ backend): slow, the first compile is cold ----------
 
 torch = pytest.importorskip("torch")

@@ -44,6 +44,23 @@ def test_candidates_load_the_warm_compile_baseline_on_cuda(warm) -> None:
     assert tbc.digests(folder) == files  # no candidate changed the warm folder
 
 
+def test_candidates_load_the_warm_max_autotune_baseline_on_cuda(tmp_path) -> None:
+    # max-autotune tunes every kernel over several configs: the candidate's copy must serve its best
+    # configs and Triton kernels without reaching the warm folder (issue 17)
+    config = EvalConfig(seeds=1, timing=True, timing_config=TimingConfig(budget_s=0.2, min_rounds=5, min_s=0.05),
+                        call_timeout_s=300.0, total_timeout_s=600.0, memory_limit_gib=8.0, cache_dir=str(tmp_path),
+                        secret=b"regrapht-warm-gpu-tests", torch_baselines=("eager", "max-autotune"))  # fmt: skip
+    source = (RELU / "triton_relu.py").read_text()
+    with Evaluator(config) as evaluator:
+        assert evaluator.evaluate(find_task("relu"), source, "cuda").status == "correct"
+        (folder,) = (tmp_path / "torch-baselines").iterdir()
+        files = tbc.manifest(folder)
+        assert files and any(f.endswith(".best_config") for f in files), files
+        second = evaluator.evaluate(find_task("relu"), source + "\n# again\n", "cuda")
+    assert second.status == "correct" and "max-autotune" in second.speedups, second.message
+    assert tbc.digests(folder) == files
+
+
 def test_tampering_with_the_copy_is_caught_on_cuda(warm) -> None:
     evaluator, _ = warm
     ev = evaluator.evaluate(find_task("relu"), EDITS + (RELU / "triton_relu.py").read_text(), "cuda")

@@ -33,9 +33,10 @@ CACHE_ENV = {"inductor": "TORCHINDUCTOR_CACHE_DIR", "triton": "TRITON_CACHE_DIR"
 MANIFEST = "manifest.json"
 # Triton's index of one compiled kernel's files (triton/runtime/cache.py, FileCacheManager.put_group)
 TRITON_GROUP_PREFIX = "__grp__"
-# Raised whenever how the harness compiles a baseline changes (the inductor settings of
-# eval/torch_timing.py's _baseline): older warm folders then hold code no baseline would load.
-FORMAT = 2
+# Raised whenever how the harness compiles a baseline changes (eval/torch_timing.py's
+# BASELINE_INDUCTOR): older warm folders then hold code no baseline would load. 3: Triton's kernels
+# no longer bundled into inductor's graph entries.
+FORMAT = 3
 
 
 def compiled(baselines: tuple[str, ...]) -> list[str]:

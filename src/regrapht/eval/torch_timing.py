@@ -45,7 +45,7 @@ def _baseline(name: str, model: Any, sets: list[list[Any]], cuda: bool) -> tuple
         fn = model
     elif name in ("compile", "max-autotune"):
         compiled = torch.compile(model, mode="max-autotune-no-cudagraphs" if name != "compile" else None)
-        with torch.no_grad(), _no_header_precompile():
+        with torch.no_grad(), _baseline_inductor_settings():
             for inputs in sets:
                 compiled(*inputs)  # compiles (once per input set's guards) outside the timed region
         fn = compiled
@@ -76,21 +76,31 @@ def _baseline(name: str, model: Any, sets: list[list[Any]], cuda: bool) -> tuple
     return fn, time.perf_counter() - began
 
 
-def _no_header_precompile() -> Any:
-    """Inductor's C++ backend precompiles its kernels' header before it looks for the built kernel,
-    into the temporary folder (the candidate's scratch), so a warm cache still paid that compile in
-    every worker (measured on the cpu target: most of a warm torch.compile). Off, for the warm-up
-    (eval/torch_baseline_cache.py) and every candidate alike: the setting is part of inductor's cache
-    key, and the generated kernels are the same."""
+# Inductor settings of every compiled baseline, in the warming reference worker and every candidate's
+# alike (eval/torch_baseline_cache.py: changing them changes what is warmed, so FORMAT follows them).
+# - cpp_cache_precompile_headers: inductor's C++ backend precompiles its kernels' header before it
+#   looks for the built kernel, into the temporary folder (the candidate's scratch), so a warm cache
+#   still paid that compile in every worker (measured on the cpu target: most of a warm
+#   torch.compile). The generated kernels are the same.
+# - bundle_triton_into_fx_graph_cache: a bundled graph entry carries its statically launched Triton
+#   autotuners pickled with the path of their kernel's module in the warming worker's inductor cache
+#   (CachingAutotuner.filename, the warm folder); on load, a kernel with several configs reads its
+#   best config beside that path (runtime/autotune_cache.py), an open the candidate's sandbox
+#   refuses. Unbundled, each kernel is compiled through Triton's cache, which finds it in the
+#   candidate's seeded copy, and its module and best config are the copy's.
+BASELINE_INDUCTOR = {"cpp_cache_precompile_headers": False, "bundle_triton_into_fx_graph_cache": False}
+
+
+def _baseline_inductor_settings() -> Any:
+    """BASELINE_INDUCTOR, those of its settings this torch has, applied for the enclosed compile."""
     import contextlib
 
     try:
         import torch._inductor.config as inductor_config
     except ImportError:
         return contextlib.nullcontext()
-    if not hasattr(inductor_config, "cpp_cache_precompile_headers"):
-        return contextlib.nullcontext()
-    return inductor_config.patch(cpp_cache_precompile_headers=False)
+    known = {k: v for k, v in BASELINE_INDUCTOR.items() if hasattr(inductor_config, k)}
+    return inductor_config.patch(known) if known else contextlib.nullcontext()
 
 
 def _checked_rounds(max_rounds: int) -> set[int]:
