@@ -14,8 +14,8 @@ group indexes, which name their files by absolute path, are re-pointed at the co
 carries the digests of what was copied. Before the worker sets up its compiled baselines it checks
 that its caches hold exactly those files with those digests, and that the cache variables still
 name them: a candidate that planted or edited a compiled `Model` there (a slower baseline inflates
-its speedup) is an integrity violation. Without the check, a candidate's import could do exactly that to a cold
-cache, which is what every candidate had before.
+its speedup) is an integrity violation. Without the check, a candidate's import could do exactly
+that to a cold cache, which is what every candidate had before.
 """
 
 from __future__ import annotations
