@@ -148,13 +148,18 @@ void interp1d_table(int knots, int n, const float* knot_x, const float* knot_y, 
             cudaFuncSetAttribute(interp_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
             opted = shared;
         }
-        // resident blocks only (about 227 KB of shared memory per SM): each stages the tables once
-        int per_sm = (int)((227 * 1024) / (shared + 1024));
-        per_sm = per_sm < 1 ? 1 : (per_sm > 4 ? 4 : per_sm);
+        // resident blocks only, as many as fit: each stages the tables once
+        static size_t asked = 0;
+        static int per_sm = 1;
+        if (shared != asked) {
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, interp_kernel<true>, kThreads, shared);
+            if (per_sm < 1) per_sm = 1;
+            asked = shared;
+        }
         if (blocks > sms * per_sm) blocks = sms * per_sm;
         interp_kernel<true><<<blocks, kThreads, shared>>>(knots, n, vec, knot_x, knot_y, seg, start, x, y);
     } else {
-        if (blocks > sms * 4) blocks = sms * 4;
+        if (blocks > sms * 2) blocks = sms * 2;
         interp_kernel<false><<<blocks, kThreads>>>(knots, n, vec, knot_x, knot_y, seg, start, x, y);
     }
 }
