@@ -6,14 +6,21 @@
 // neighbours' post-collision values in shared memory, written back with coalesced row stores. Halo
 // cells are collided redundantly by the neighbouring blocks, which replaces the push kernel's
 // scattered writes and the second pass over DRAM.
+// A block has one thread per halo-tile cell (340, rounded up to 11 warps), so the collision is one
+// round: with 256 threads a second round ran 84 cells with two thirds of the block idle. The
+// streaming step's direction offsets come from two packed 2-bit tables in registers: the lane's
+// population index q varies across a warp, and a __constant__ table read with nine distinct indices
+// per warp is serialized nine ways.
 constexpr int TX = 32;
 constexpr int TY = 8;
 constexpr int HX = TX + 2;
 constexpr int HY = TY + 2;
 constexpr int Q = 9;
+constexpr int kThreads = (HY * HX + 31) / 32 * 32;
 
-__constant__ int c_cx[9] = {0, 1, 0, -1, 0, 1, -1, -1, 1};
-__constant__ int c_cy[9] = {0, 0, 1, 0, -1, 1, 1, -1, -1};
+// e_q + 1 for q = 0..8, two bits per direction: x {1, 2, 1, 0, 1, 2, 0, 0, 2}, y {1, 1, 2, 1, 0, 2, 2, 0, 0}
+constexpr unsigned kCx1 = 1u | 2u << 2 | 1u << 4 | 0u << 6 | 1u << 8 | 2u << 10 | 0u << 12 | 0u << 14 | 2u << 16;
+constexpr unsigned kCy1 = 1u | 1u << 2 | 2u << 4 | 1u << 6 | 0u << 8 | 2u << 10 | 2u << 12 | 0u << 14 | 0u << 16;
 
 // Periodic wrap of a halo coordinate g in [-1, n + TX]: two cheap corrections, a real modulo only on tiny grids.
 __device__ __forceinline__ int wrap(int g, int n) {
@@ -23,14 +30,14 @@ __device__ __forceinline__ int wrap(int g, int n) {
     return g;
 }
 
-__global__ void __launch_bounds__(TX * TY) lbm_fused(int ny, int nx, const float* __restrict__ f,
+__global__ void __launch_bounds__(kThreads) lbm_fused(int ny, int nx, const float* __restrict__ f,
                                                      const unsigned char* __restrict__ solid, float omega,
                                                      float* __restrict__ f_out, float* __restrict__ rho,
                                                      float* __restrict__ ux, float* __restrict__ uy) {
     __shared__ float fs[HY * HX * Q];
     __shared__ unsigned char ms[HY * HX];
     const int tid = threadIdx.x;
-    const int nthreads = TX * TY;
+    const int nthreads = kThreads;
     const int x0 = blockIdx.x * TX, y0 = blockIdx.y * TY;
 
     // 1. Stage the halo tile: each row of HX cells is (up to the periodic wrap) one contiguous run.
@@ -104,7 +111,8 @@ __global__ void __launch_bounds__(TX * TY) lbm_fused(int ny, int nx, const float
         const int ox = rem / Q, q = rem - ox * Q;
         const int gx = x0 + ox, gy = y0 + oy;
         if (gx >= nx || gy >= ny) continue;
-        const int sx = ox + 1 - c_cx[q], sy = oy + 1 - c_cy[q];
+        // the source cell, -e_q from (ox, oy), in halo coordinates (+1)
+        const int sx = ox + 2 - (int)((kCx1 >> (2 * q)) & 3u), sy = oy + 2 - (int)((kCy1 >> (2 * q)) & 3u);
         f_out[(static_cast<long long>(gy) * nx + gx) * Q + q] = fs[(sy * HX + sx) * Q + q];
     }
 }
@@ -113,5 +121,5 @@ void lbm_d2q9_step(int ny, int nx, const float* f, const unsigned char* solid, f
                    float* ux, float* uy) {
     if (ny <= 0 || nx <= 0) return;
     dim3 grid((nx + TX - 1) / TX, (ny + TY - 1) / TY);
-    lbm_fused<<<grid, TX * TY>>>(ny, nx, f, solid, omega, f_out, rho, ux, uy);
+    lbm_fused<<<grid, kThreads>>>(ny, nx, f, solid, omega, f_out, rho, ux, uy);
 }
