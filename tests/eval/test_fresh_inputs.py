@@ -449,14 +449,20 @@ def test_a_memorizing_candidate_is_timed_as_if_it_did_the_work(evaluator, rotati
     """The candidate recognizes an input it has seen from four elements and replays its output. With
     the sets rotated as drawn it looks hundreds of times faster than the honest one; with fresh
     inputs it finds nothing to replay, and is timed as what it is."""
-    honest = evaluator.evaluate(sin_series, candidate("sin_series_honest.cpp"), "cpu")
-    memo = evaluator.evaluate(sin_series, candidate("sin_series_memo.cpp"), "cpu")
-    assert memo.timings["candidate"]["fresh_inputs"] is True
-    assert _speedup(memo) <= 1.5 * _speedup(honest), (_speedup(memo), _speedup(honest))
+    # Three interleaved pairs, compared at their best: on a loaded 2-core machine one evaluation's
+    # median moves by up to 2x either way (CI: memo 1.98 vs honest 1.24 once, then 0.43 vs 0.86), and
+    # the best of three is what load spikes leave alone; a memo that still replayed would lead at its best too.
+    honest, memo = [], []
+    for i in range(3):
+        honest.append(_speedup(evaluator.evaluate(sin_series, candidate("sin_series_honest.cpp") + f"\n// {i}\n", "cpu")))
+        ev = evaluator.evaluate(sin_series, candidate("sin_series_memo.cpp") + f"\n// {i}\n", "cpu")
+        assert ev.timings["candidate"]["fresh_inputs"] is True
+        memo.append(_speedup(ev))
+    assert max(memo) <= 1.5 * max(honest), (memo, honest)
     # The hole this closes: without fresh inputs the same candidate is "correct" and far faster.
     rotated = rotating.evaluate(sin_series, candidate("sin_series_memo.cpp"), "cpu")
     assert rotated.timings["candidate"]["fresh_inputs"] is False
-    assert _speedup(rotated) > 10 * _speedup(honest)
+    assert _speedup(rotated) > 10 * max(honest)
 
 
 def test_a_candidate_that_recognizes_a_set_despite_the_perturbation_is_wrong(evaluator, sin_series):
