@@ -103,6 +103,22 @@ def _baseline_inductor_settings() -> Any:
     return inductor_config.patch(known) if known else contextlib.nullcontext()
 
 
+def set_up_baselines(names: list[str], model: Any, sets: list[list[Any]], cuda: bool) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """Each named baseline made ready (compiled ones compiled on `sets`): `(callables, setup)`, the
+    setup naming each one's seconds and, where it failed, why. A failed compile's seconds are
+    reported too: they were spent all the same (on the device turn, in a candidate's worker)."""
+    kernels: dict[str, Any] = {}
+    setup: dict[str, dict[str, Any]] = {}
+    for name in names:
+        tried = time.perf_counter()
+        try:
+            kernels[name], seconds = _baseline(name, model, sets, cuda)
+            setup[name] = {"seconds": round(seconds, 3)}
+        except Exception as exc:
+            setup[name] = {"error": f"{type(exc).__name__}: {str(exc)[:300]}", "seconds": round(time.perf_counter() - tried, 3)}
+    return kernels, setup
+
+
 def _checked_rounds(max_rounds: int) -> set[int]:
     rng = secrets.SystemRandom()
     rounds = {0}
@@ -169,8 +185,6 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
     model, candidate = built
     sets = worker.bench_sets(spec["input_seeds"])
     bases = [[x.clone() if isinstance(x, torch.Tensor) else x for x in s] for s in sets]
-    kernels: dict[str, Any] = {}
-    setup: dict[str, dict[str, Any]] = {}
     if not worker._check_globals(bindings, globals_["spaces"], globals_["state"], "before timing"):
         return
     seeded = worker.job.get("baseline_cache")
@@ -181,14 +195,7 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
                 f"the compiled baselines' cache in the candidate's scratch was tampered with before they loaded it "
                 f"({changed}): a planted or edited compiled Model would make the baseline slower"])  # fmt: skip
             return
-    for name in spec["baselines"]:
-        tried = time.perf_counter()
-        try:
-            kernels[name], seconds = _baseline(name, model, sets, cuda)
-            setup[name] = {"seconds": round(seconds, 3)}
-        except Exception as exc:
-            # what a failed compile cost is reported too: it was spent on the device turn all the same
-            setup[name] = {"error": f"{type(exc).__name__}: {str(exc)[:300]}", "seconds": round(time.perf_counter() - tried, 3)}
+    kernels, setup = set_up_baselines(spec["baselines"], model, sets, cuda)
     # Setting up the baselines ran the harness and torch.compile on Model, nothing of the candidate's
     # (checked clean just above): whatever compilation rebound is the new normal.
     bindings.clear()

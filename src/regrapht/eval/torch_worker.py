@@ -155,12 +155,7 @@ class TorchWorker:
         sets = self.bench_sets(warm["input_seeds"])
         for cache, var in torch_baseline_cache.CACHE_ENV.items():
             os.environ[var] = warm[cache]
-        report: dict[str, Any] = {}
-        for name in warm["baselines"]:
-            try:
-                report[name] = {"seconds": round(torch_timing._baseline(name, model, sets, self.cuda)[1], 3)}
-            except Exception as exc:
-                report[name] = {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}
+        _, report = torch_timing.set_up_baselines(warm["baselines"], model, sets, self.cuda)
         self.send(event="baselines", setup=report)
 
     def bench_sets(self, seeds: list[int]) -> list[list[Any]]:
