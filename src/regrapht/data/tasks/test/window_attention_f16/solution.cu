@@ -5,16 +5,21 @@
 // P V runs on the tensor cores too without rounding P to fp16: P is split into P_hi = fp16(P) and
 // P_lo = fp16(P - P_hi), and O = P_hi V + P_lo V accumulates in fp32 (P's error ~2^-22, not 2^-11).
 // Each warp's score tile is reused for its P halves and then for its O tile, so a window needs
-// 46 KB of shared memory; 1/l scales O on its way out (float4 stores).
+// 34 KB of shared memory at d = 32 (six windows per SM); 1/l scales O on its way out (float4
+// stores).
 #include <cuda_fp16.h>
 #include <mma.h>
 
 using namespace nvcuda;
 
-constexpr int MAX_L = 64, LD = 72;  // 72: 16-byte row offsets against bank conflicts
+constexpr int MAX_L = 64, LD = 72;  // scratch rows (up to 64 scores): 16-byte offsets against bank conflicts
 constexpr int WARPS = MAX_L / 16, THREADS = WARPS * 32;
-constexpr int TILE_BYTES = MAX_L * LD * 2;  // one of Q, K, V in fp16
-constexpr int WARP_BYTES = 16 * LD * 4;     // a warp's scores (fp32), P halves (2 x fp16) or O (fp32)
+constexpr int WARP_BYTES = 16 * LD * 4;  // a warp's scores (fp32), P halves (2 x fp16) or O (fp32)
+// Q, K and V rows hold d values plus 8 (16 bytes): rows 16 bytes apart mod 128 keep the WMMA loads
+// free of bank conflicts, and sizing them by d rather than the largest d (64) shrinks a window's
+// shared memory at d = 32 from 46 KB to 34 KB, so six blocks fit on an SM instead of four (the
+// launch bounds hold them to 80 registers): more windows' loads in flight for a kernel that is
+// bound by moving Q, K, V and O.
 
 __device__ __forceinline__ void copy16(void* smem, const void* gmem, bool valid) {
     const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -22,14 +27,14 @@ __device__ __forceinline__ void copy16(void* smem, const void* gmem, bool valid)
 }
 
 template <int DT>  // d = 16 * DT
-__global__ void __launch_bounds__(THREADS) window_attention_tc(int L, const __half* __restrict__ Q,
+__global__ void __launch_bounds__(THREADS, 6) window_attention_tc(int L, const __half* __restrict__ Q,
                                                               const __half* __restrict__ K,
                                                               const __half* __restrict__ V, float* __restrict__ O) {
-    constexpr int D = 16 * DT;
+    constexpr int D = 16 * DT, LDT = D + 8, TILE_BYTES = MAX_L * LDT * 2;  // Q, K, V rows and tiles
     __shared__ __align__(128) unsigned char smem[3 * TILE_BYTES + WARPS * WARP_BYTES + MAX_L * 4];
     __half* qs = reinterpret_cast<__half*>(smem);
-    __half* ks = qs + MAX_L * LD;
-    __half* vs = ks + MAX_L * LD;
+    __half* ks = qs + MAX_L * LDT;
+    __half* vs = ks + MAX_L * LDT;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     unsigned char* mine = smem + 3 * TILE_BYTES + warp * WARP_BYTES;
     float* inv_l = reinterpret_cast<float*>(smem + 3 * TILE_BYTES + WARPS * WARP_BYTES);
@@ -43,7 +48,7 @@ __global__ void __launch_bounds__(THREADS) window_attention_tc(int L, const __ha
         const __half* src = which == 0 ? Q : which == 1 ? K : V;
         __half* dst = which == 0 ? qs : which == 1 ? ks : vs;
         const bool ok = row < L;
-        copy16(dst + row * LD + col, ok ? src + base + (long long)row * D + col : src, ok);
+        copy16(dst + row * LDT + col, ok ? src + base + (long long)row * D + col : src, ok);
     }
     asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::);
     __syncthreads();
@@ -53,14 +58,14 @@ __global__ void __launch_bounds__(THREADS) window_attention_tc(int L, const __ha
     float* scores = reinterpret_cast<float*>(mine);
     wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> qa[DT];
 #pragma unroll
-    for (int kk = 0; kk < DT; ++kk) wmma::load_matrix_sync(qa[kk], qs + warp * 16 * LD + kk * 16, LD);
+    for (int kk = 0; kk < DT; ++kk) wmma::load_matrix_sync(qa[kk], qs + warp * 16 * LDT + kk * 16, LDT);
     for (int nt = 0; nt < tiles; ++nt) {
         wmma::fragment<wmma::accumulator, 16, 16, 16, float> s;
         wmma::fill_fragment(s, 0.0f);
 #pragma unroll
         for (int kk = 0; kk < DT; ++kk) {
             wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> kb;  // K^T
-            wmma::load_matrix_sync(kb, ks + nt * 16 * LD + kk * 16, LD);
+            wmma::load_matrix_sync(kb, ks + nt * 16 * LDT + kk * 16, LDT);
             wmma::mma_sync(s, qa[kk], kb, s);
         }
         wmma::store_matrix_sync(scores + nt * 16, s, LD, wmma::mem_row_major);
@@ -112,7 +117,7 @@ __global__ void __launch_bounds__(THREADS) window_attention_tc(int L, const __ha
 #pragma unroll
         for (int ct = 0; ct < DT; ++ct) {
             wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> vb;
-            wmma::load_matrix_sync(vb, vs + kt * 16 * LD + ct * 16, LD);
+            wmma::load_matrix_sync(vb, vs + kt * 16 * LDT + ct * 16, LDT);
             wmma::mma_sync(o[ct], ph, vb, o[ct]);
             wmma::mma_sync(o[ct], pl, vb, o[ct]);
         }
