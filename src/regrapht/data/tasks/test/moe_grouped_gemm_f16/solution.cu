@@ -3,16 +3,16 @@
 // scan of the group sizes, so no tile straddles two experts and empty experts get none), its x
 // index a 128-column tile of N. 8 warps (2 x 4) each hold 64 x 32 of the tile in fp16 WMMA
 // fragments with fp32 accumulation; 32-deep K slices of X and W[g] stream into padded shared
-// memory (16-byte row offsets against bank conflicts) with 16-byte cp.async copies, four stages
-// deep (three slices in flight while one is multiplied: the weights are streamed once and the
-// kernel is bound by DRAM, so it needs many bytes in flight; two stages kept ~32 KB per SM).
+// memory (16-byte row offsets against bank conflicts) with 16-byte cp.async copies, five stages
+// deep: four slices (64 KB) in flight while one is multiplied. The weights are streamed once and
+// the kernel is bound by DRAM, so it needs many bytes in flight; two stages kept ~32 KB per SM.
 // Row tiles of one expert run side by side, so its weights come from L2 after the first.
 #include <cuda_fp16.h>
 #include <mma.h>
 
 using namespace nvcuda;
 
-constexpr int BM = 128, BN = 128, BK = 32, PAD = 8, STAGES = 4;
+constexpr int BM = 128, BN = 128, BK = 32, PAD = 8, STAGES = 5;
 constexpr int A_LD = BK + PAD, B_LD = BN + PAD;
 constexpr int THREADS = 256;
 
@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(THREADS, 2) grouped_wmma(int groups, int K, in
     const int n0 = blockIdx.x * BN;
     const __half* Wg = W + (long long)g * K * N;
 
-    extern __shared__ __align__(128) unsigned char raw[];  // sizeof(Tiles): 76 KB, set at launch
+    extern __shared__ __align__(128) unsigned char raw[];  // sizeof(Tiles): 95 KB, set at launch
     Tiles& s = *reinterpret_cast<Tiles*>(raw);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int wm = warp >> 2, wn = warp & 3;
