@@ -156,6 +156,8 @@ def throughput(
             "serial_ms": r.timings.get("serial", {}).get("median_s", 0) * 1e3,
             "fresh_inputs": r.timings.get("candidate", {}).get("fresh_inputs"),
             "serial_source": r.timings.get("serial", {}).get("source"),
+            "rounds": r.timings.get("candidate", {}).get("rounds"),
+            "stop": r.timings.get("candidate", {}).get("stop"),
             "seconds": r.seconds,
         }
         for (t, v), r in zip(labels, results)
@@ -194,6 +196,7 @@ def throughput(
         "gpus": gpus_used,
         "evals_per_gpu_minute_wall": 60 * len(items) / wall / max(1, gpus_used),
         "phases": phase_breakdown(results),
+        "loop": loop_breakdown(results),
         "groups_taken": taken,
         "state": state,
         "statuses": statuses,
@@ -234,6 +237,58 @@ def phase_breakdown(results: list) -> dict:
         "context_ahead_s": round(sum(r.seconds.get("cuda_context_ahead", 0.0) for r in results), 3),
         "compile_errors_without_worker": sum(1 for r in results if not r.seconds.get("worker")),
     }
+
+
+# The timing phase split by the worker's loop (protocol.LoopReport), in the order of one call.
+LOOP_PARTS = ("stage", "sync", "hold", "call", "checks", "rest")
+
+
+def loop_breakdown(results: list) -> dict:
+    """How the candidates' timing loops went: why each stopped (eval/stop_rule.py; "final" where the
+    record names no rule), rounds per candidate, and the loop's seconds per round and per candidate
+    by part: the harness's host work around the calls against the timed calls themselves."""
+    timed = [r for r in results if r.seconds.get("timing") and r.timings.get("candidate", {}).get("rounds")]
+    n = len(timed) or 1
+    rounds = sum(r.timings["candidate"]["rounds"] for r in timed)
+    stops: dict[str, int] = {}
+    for r in timed:
+        reason = r.timings["candidate"].get("stop") or "final"
+        stops[reason] = stops.get(reason, 0) + 1
+    per_candidate = {p: sum(r.seconds.get(f"timing_{p}", 0.0) for r in timed) / n for p in LOOP_PARTS}
+    by_task: dict[str, dict] = {}
+    for r in timed:
+        t = by_task.setdefault(r.task_id, {"candidates": 0, "timing_s": 0.0, "rounds": 0, "stops": []})
+        t["candidates"] += 1
+        t["timing_s"] += r.seconds["timing"]
+        t["rounds"] += r.timings["candidate"]["rounds"]
+        t["stops"].append(r.timings["candidate"].get("stop") or "final")
+    return {
+        "by_task": by_task,
+        "candidates": len(timed),
+        "stops": stops,
+        "rounds_per_candidate": rounds / n,
+        "warmup_per_candidate": sum(r.timings["candidate"].get("warmup_rounds") or 0 for r in timed) / n,
+        "timing_s_per_candidate": sum(r.seconds["timing"] for r in timed) / n,
+        "per_candidate_s": {p: round(v, 4) for p, v in per_candidate.items()},
+        "per_round_ms": {p: round(v * n / max(rounds, 1) * 1e3, 4) for p, v in per_candidate.items()},
+    }
+
+
+def format_loop(b: dict) -> str:
+    if not b["candidates"]:
+        return "timing loop: no candidate reported its rounds"
+    parts = ", ".join(f"{p} {b['per_round_ms'][p]:.3f}" for p in LOOP_PARTS)
+    tasks = "; ".join(
+        f"{task} {t['timing_s'] / t['candidates']:.2f} s {t['rounds'] / t['candidates']:.0f} rounds "
+        f"({'/'.join(t['stops'])})"
+        for task, t in b["by_task"].items()
+    )
+    return (
+        f"timing loop ({b['candidates']} timed): {b['timing_s_per_candidate']:.3f} s per candidate, "
+        f"{b['rounds_per_candidate']:.1f} rounds ({b['warmup_per_candidate']:.1f} warm-up); stopped by "
+        f"{', '.join(f'{k} {v}' for k, v in sorted(b['stops'].items()))}; ms per round: {parts}\n  "
+        f"per task (mean timing, rounds, stops): {tasks}"
+    )
 
 
 def format_breakdown(b: dict) -> str:
@@ -334,6 +389,8 @@ def _print_gpu_throughput(gpu: str, report: dict) -> None:
             f"{t['evals_per_gpu_minute']:.1f} evaluations per GPU-minute of workers' time; "
             f"{t['evals_per_gpu_minute_wall']:.1f} per GPU-minute of wall time ({t['gpus']} GPU(s))\n  "
             + format_breakdown(t["phases"])
+            + "\n  "
+            + format_loop(t["loop"])
         )
 
 
@@ -450,6 +507,8 @@ def main() -> None:
                 f"{t['wall_s']:.1f} s wall; workers {t['worker_s']:.1f} s = "
                 f"{t['evals_per_gpu_minute']:.1f} evaluations per worker-minute; bench builds {t['bench_build_s']:.1f} s\n  "
                 + format_breakdown(t["phases"])
+                + "\n  "
+                + format_loop(t["loop"])
             )
         return
     if args.skip_repeatability:

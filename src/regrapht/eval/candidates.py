@@ -23,6 +23,7 @@ from regrapht.eval.record import CaseResult
 from regrapht.eval.reference import BenchReference, TestReference
 from regrapht.eval.runner import EXITS, Reply, WorkerOutcome, run_worker
 from regrapht.eval.spares import SparePool
+from regrapht.eval.stop_rule import interval_spec
 from regrapht.eval.timing_turn import Hold, QuietGate
 from regrapht.eval.timing_verdict import DeviceVerdict
 from regrapht.tasks import Task, load_checker
@@ -169,6 +170,8 @@ class CandidateRunner:
                     tc.budget_s,
                     tc.max_rounds,
                 )
+                if tc.interval_stop:
+                    spec["interval"] = interval_spec(tc)
                 if run.bench.fresh:
                     spec["fresh"] = {
                         "slots": [[c.seed_index, c.perturb.key] for c in run.bench.checked if c.perturb],

@@ -17,6 +17,15 @@ class TimingConfig:
     max_rounds: int = 400
     target_rse: float = 0.005  # stop when every timed kernel's relative standard error is below this
     budget_s: float = 1.0  # per evaluation, for the candidate and its interleaved baselines together
+    # A candidate's timing also stops once its median is known to `interval_own_halfwidth` and its
+    # time over each interleaved baseline, from the rounds' paired ratios, to `interval_halfwidth`
+    # (95% distribution-free intervals, eval/stop_rule.py), after `interval_floor_rounds` timed rounds
+    # (at least 6) and `min_s`: a heavy tail of slow calls no longer keeps it to the budget.
+    # interval_stop off: the rule above alone.
+    interval_stop: bool = True
+    interval_halfwidth: float = 0.005
+    interval_own_halfwidth: float = 0.01
+    interval_floor_rounds: int = 6
     input_sets: int = 2  # distinct input sets rotated through the timed calls at the same pointers
     # Every timed call sees its set's perturbable inputs perturbed with a key of its own, so no call
     # repeats an input a candidate has seen (eval/perturb.py). Off: the sets repeat as drawn.

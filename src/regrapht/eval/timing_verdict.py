@@ -138,6 +138,13 @@ class TimingJudge:
             ev.timings[lib] = {**summarize(s[primary], s["host"], s["event"]).to_dict(), "hold_s": hold_s}
         # Where the timed outputs were judged: in the worker's device memory, or from files.
         ev.timings["candidate"]["judged_on_device"] = any(c.get("judged_on_device") for c in timing["checks"])
+        # How many rounds the timing ran (warm-up and final included) and which rule stopped it
+        # (eval/stop_rule.py; none named: the final round came from the round limit or the budget
+        # of the first rule alone in an older worker).
+        loop = timing.get("loop") or {}
+        ev.timings["candidate"].update(
+            rounds=loop.get("rounds"), warmup_rounds=loop.get("warmup"), stop=loop.get("stop")
+        )
         # Whether every timed call saw inputs no earlier call had (and if not, why not).
         ev.timings["candidate"]["fresh_inputs"] = bench.fresh
         if not bench.fresh:

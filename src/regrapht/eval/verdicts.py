@@ -216,6 +216,12 @@ def phases(outcome: WorkerOutcome) -> dict[str, float]:
         phases["timing"] = timing["seconds"]
         if "check_s" in timing:
             phases["timing_checks"] = timing["check_s"]  # part of "timing"
+        # The rest of "timing", split by the worker's loop (protocol.LoopReport): queuing each call's
+        # inputs, waiting for the device before it, the hold, the calls, and the rest of the rounds.
+        loop = timing.get("loop") or {}
+        for part in ("stage", "sync", "hold", "call", "rest"):
+            if isinstance(loop.get(f"{part}_s"), (int, float)):
+                phases[f"timing_{part}"] = loop[f"{part}_s"]
     if Event.DONE in stamps and (outcome.last(Event.HELLO) or {}).get("spare"):
         # A spare's clock starts when its job arrives, as the parent's does: what follows its last
         # message is the end of the process (its CUDA context) and the parent's reaping of it.

@@ -23,7 +23,8 @@ import numpy as np
 
 from regrapht.eval.perturb import Bounds
 from regrapht.eval.protocol import OPEN_CONTEXT, Event, read_timing_reply
-from regrapht.eval.timing_plan import CHECK_WINDOWS, FreshInputs, enough, set_sequence, within_set_rse
+from regrapht.eval.stop_rule import within_set_rse
+from regrapht.eval.timing_plan import CHECK_WINDOWS, FreshInputs, enough, set_sequence
 from regrapht.eval.worker_memory import STAGE_BYTES, STAGE_SLOTS, DeviceMemory, HostMemory, late_elements
 
 # Re-exported: the worker's memory and timing plan were part of this module.
