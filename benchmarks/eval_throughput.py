@@ -55,7 +55,8 @@ FIXED_TASKS = [
 ]
 
 
-MIXES = ("throughput", "clean")  # clean: the throughput mix without its syntax error
+MIXES = ("throughput", "clean")
+STOP_RULES = ("interval", "rse")  # clean: the throughput mix without its syntax error
 
 
 def variants(source: str, mix: str = "throughput") -> list[tuple[str, str]]:
@@ -101,6 +102,7 @@ def throughput(
     mix: str = "throughput",
     lanes: str | None = None,
     copy_store: bool = False,
+    stop_rule: str = "interval",
 ) -> dict:
     """One throughput run. `lanes`: None for the Evaluator in this process (as before the device
     pool), else a GPU list (cuda, as --gpus) or a CPU lane count (cpu) for the pool."""
@@ -110,6 +112,7 @@ def throughput(
     with tempfile.TemporaryDirectory() as cache:
         config = EvalConfig(cache_dir=cache, reference_threads=reference_threads, sandbox=sandbox)
         config.timing_config.fresh_inputs = fresh
+        config.timing_config.interval_stop = stop_rule == "interval"
         config.serial_cache = baselines
         if serial_store is not None and copy_store:
             # A copy per run: every run starts from the same kept baselines, and none adds to the next's.
@@ -166,6 +169,7 @@ def throughput(
         row["lane"] = r.fingerprint.get("lane")
         row["gpu_index"] = r.fingerprint.get("gpu_index")
     tag = f"{target}_{reference_threads}_{mode}" + (f"_{mix}" if mix != "throughput" else "")
+    tag += "_rse" if stop_rule != "interval" else ""
     tag += f"_lanes{lanes.replace(',', '-')}" if lanes is not None else ""
     path, repeat = out / f"throughput_rows_{tag}.json", 1
     while path.exists():  # a list given twice in one call: one file per run
@@ -178,6 +182,7 @@ def throughput(
         "reference_threads": reference_threads,
         "mode": mode,
         "mix": mix,
+        "stop_rule": stop_rule,
         "lanes": lanes,
         "lane_names": sorted({str(r.fingerprint.get("lane")) for r in results if r.fingerprint.get("lane")}),
         "sandbox": sandbox,
@@ -307,9 +312,10 @@ def scaling(runs: list[dict]) -> list[str]:
     groups: dict[tuple, dict[str, list[dict]]] = {}
     for t in runs:
         if t["lanes"] is not None:
-            groups.setdefault((t["mix"], t["mode"], t["reference_threads"]), {}).setdefault(t["lanes"], []).append(t)
+            key = (t["mix"], t["mode"], t["reference_threads"], t.get("stop_rule", "interval"))
+            groups.setdefault(key, {}).setdefault(t["lanes"], []).append(t)
     lines = []
-    for (mix, mode, threads), pools in groups.items():
+    for (mix, mode, threads, rule), pools in groups.items():
         rates = {lanes: [t["evals_per_minute_wall"] for t in ts] for lanes, ts in pools.items()}
         base_lanes = next(iter(rates))
         base = sum(rates[base_lanes]) / len(rates[base_lanes])
@@ -319,7 +325,7 @@ def scaling(runs: list[dict]) -> list[str]:
             per_gpu = sum(t["evals_per_gpu_minute_wall"] for t in ts) / len(ts)
             held = sum(t["phases"]["held_per_candidate_s"]["held"] for t in ts) / len(ts)
             lines.append(
-                f"{mix} mix, {mode}, {threads} bench-data threads, lanes {lanes} ({names}): "
+                f"{mix} mix, {mode}, {rule} stop, {threads} bench-data threads, lanes {lanes} ({names}): "
                 f"{mean:.1f} evaluations per wall minute (runs: {', '.join(f'{r:.1f}' for r in rates[lanes])}) "
                 f"= {mean / base:.2f}x lanes {base_lanes}; {per_gpu:.1f} per GPU-minute of wall time; "
                 f"GPU held {held:.3f} s per candidate; task groups taken by idle lanes "
@@ -381,7 +387,7 @@ def baselines_first(tasks, out: Path, target: str, threads: int) -> tuple[Path, 
 def _print_gpu_throughput(gpu: str, report: dict) -> None:
     for t in report.get("throughput", []):
         print(
-            f"\n{gpu}, {t['mix']} mix, GPUs {t['lanes'] or 'first (in process)'}, {t['reference_threads']} bench-data threads, {t['mode']} (sandbox "
+            f"\n{gpu}, {t['mix']} mix, GPUs {t['lanes'] or 'first (in process)'}, {t['reference_threads']} bench-data threads, {t['mode']}, {t['stop_rule']} stop (sandbox "
             f"{'on' if t['sandbox'] else 'off'}, fresh inputs {'on' if t['fresh_inputs'] else 'off'}): "
             f"{t['candidates']} candidates over "
             f"{t['tasks']} tasks in {t['wall_s']:.1f} s wall = {t['evals_per_minute_wall']:.1f} evaluations/min "
@@ -451,6 +457,15 @@ def main() -> None:
         "clean (the same without the syntax error).",
     )
     parser.add_argument(
+        "--stop-rules",
+        nargs="+",
+        choices=STOP_RULES,
+        default=["interval"],
+        help="Timing stop rules, one throughput run each: interval (the candidate's median and paired ratios, "
+        "eval/stop_rule.py, beside the mean's RSE: the default) or rse (every kernel's mean RSE alone, as "
+        "before session 13), so their timing phases compare side by side.",
+    )
+    parser.add_argument(
         "--gpus",
         nargs="+",
         default=None,
@@ -485,15 +500,17 @@ def main() -> None:
         report["throughput"] = []
         for mix in args.mixes:
             for n in args.reference_threads:
-                for mode in args.modes:
+                for mode, rule in [(m, r) for m in args.modes for r in args.stop_rules]:
                     for lanes in pools:
                         report["throughput"].append(
-                            throughput(tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store)
+                            throughput(
+                                tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store, rule
+                            )
                         )
                         # What is done survives a time limit that stops a later run.
                         (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
                         t = report["throughput"][-1]
-                        print(f"measured: {t['mix']} mix, {t['mode']}, lanes {t['lanes'] or 'in process'}: "
+                        print(f"measured: {t['mix']} mix, {t['mode']}, {t['stop_rule']} stop, lanes {t['lanes'] or 'in process'}: "
                               f"{t['candidates']} candidates in {t['wall_s']:.1f} s = {t['evals_per_minute_wall']:.1f} "
                               f"evaluations per wall minute; statuses {t['statuses']}; {t['state']}", flush=True)
         print(json.dumps(report["throughput"], indent=1), flush=True)
@@ -503,7 +520,7 @@ def main() -> None:
         (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
         for t in report.get("throughput", []):
             print(
-                f"cpu target, {t['mode']}, {t['mix']} mix, lanes {t['lanes'] or 'in process'}: {t['candidates']} candidates over {t['tasks']} tasks in "
+                f"cpu target, {t['mode']}, {t['stop_rule']} stop, {t['mix']} mix, lanes {t['lanes'] or 'in process'}: {t['candidates']} candidates over {t['tasks']} tasks in "
                 f"{t['wall_s']:.1f} s wall; workers {t['worker_s']:.1f} s = "
                 f"{t['evals_per_gpu_minute']:.1f} evaluations per worker-minute; bench builds {t['bench_build_s']:.1f} s\n  "
                 + format_breakdown(t["phases"])

@@ -152,10 +152,11 @@ def test_bench_data_is_built_from_both_ends_of_the_size_ranking():
 
 
 def test_while_nothing_is_ready_the_task_whose_data_comes_soonest_runs(build_cache):
-    """Both waiting tasks' data is being built: the smaller one's candidate starts (its data comes
-    first); a task whose build has not started comes after both."""
+    """Not waiting for bench data (wait_for_bench_data off): both waiting tasks' data is being built,
+    so the smaller one's candidate starts (its data comes first); a task whose build has not started
+    comes after both."""
     done = threading.Event()
-    with Evaluator(quick_config(build_cache)) as evaluator:
+    with Evaluator(quick_config(build_cache, wait_for_bench_data=False)) as evaluator:
         cache = _stand_in_cache(evaluator, build=lambda task: done.wait(10.0))
         items = []
         for task in (_sized("unstarted", 1), _sized("large", 10**6), _sized("small", 10**3)):
@@ -171,6 +172,37 @@ def test_while_nothing_is_ready_the_task_whose_data_comes_soonest_runs(build_cac
         done.set()
         for thread in builds:
             thread.join(timeout=5)
+
+
+def test_no_worker_starts_while_its_bench_data_is_being_built(build_cache):
+    """By default nothing starts while every compiled item waits for bench data under way: the item
+    whose build ends first runs (the second task's here), as soon as it ends. A task whose build has
+    not started is not waited for (its worker builds the data)."""
+    gates = {"large": threading.Event(), "small": threading.Event()}
+    with Evaluator(quick_config(build_cache)) as evaluator:
+        cache = _stand_in_cache(evaluator, build=lambda task: gates[task.id].wait(10.0))
+        items = []
+        for task in (_sized("large", 10**6), _sized("small", 10**3)):
+            p = _item(task.id, compiled=True)
+            p.task = task
+            items.append(p)
+        builds = [_building(cache, p.task, gates[p.task.id]) for p in items]
+        chosen: list[int] = []
+        picker = threading.Thread(target=lambda: chosen.append(evaluator.next_runnable(items, [0, 1])), daemon=True)
+        picker.start()
+        picker.join(timeout=0.5)
+        assert picker.is_alive() and not chosen
+        gates["small"].set()
+        began = time.perf_counter()
+        picker.join(timeout=5.0)
+        assert chosen == [1]
+        assert time.perf_counter() - began < 0.9  # woken by the build's end, not the 1 s poll
+        gates["large"].set()
+        for thread in builds:
+            thread.join(timeout=5)
+        unstarted = _item("unstarted", compiled=True)
+        unstarted.task = _sized("unstarted", 1)
+        assert evaluator.next_runnable([unstarted], [0]) == 0
 
 
 def test_builds_run_ahead_past_the_count_while_their_data_fits():
