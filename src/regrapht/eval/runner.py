@@ -396,8 +396,10 @@ def run_worker(
             outcome.notes.append(_stuck_note(proc.pid))
     for thread in readers:
         # Ended at `done`, the channel holds everything the parent reads; the pipes close only as
-        # the process is torn down, which is what is not waited for.
-        thread.join(timeout=0.02 if outcome.ended_at_done else 5)
+        # the process is torn down, which is what is not waited for: the output reader (a daemon)
+        # keeps `output_head` current until then. Any wait here is the device's: a 0.02 s join
+        # always ran to its end, as the pipe cannot close before the teardown (about 0.1 s).
+        thread.join(timeout=0.0 if outcome.ended_at_done else 5)
     outcome.returncode = None if outcome.ended_at_done else proc.returncode
     # Ended at `done`, the kill is this process's own and the background reap may or may not have
     # filled in its signal yet: the verdict must not depend on that race.
