@@ -21,7 +21,7 @@ from tests.eval.conftest import HERE, candidate, quick_config
 
 def test_a_task_whose_bench_data_is_being_built_is_passed_over(build_cache, vec_scale):
     host = load_task(HERE / "tasks" / "vec_scale_host")
-    slow_build = threading.Event()
+    slow_build, hosts_done = threading.Event(), threading.Event()
     with Evaluator(quick_config(build_cache, reference_threads=2)) as evaluator:
         evaluator.bench_reference(host)  # built: the host task's candidates are ready to run
         build = evaluator.oracle.build_bench_reference
@@ -29,7 +29,10 @@ def test_a_task_whose_bench_data_is_being_built_is_passed_over(build_cache, vec_
         def slow_for_vec_scale(task):
             if task.id == vec_scale.id:
                 slow_build.set()
-                time.sleep(2.0)
+                # Until the host task's items are done (bounded): however slow their compiles on a
+                # loaded machine, vec_scale's items never become ready first (a fixed 2 s sleep
+                # let them, where the batch waits for a build under way rather than start a worker).
+                hosts_done.wait(30.0)
             return build(task)
 
         evaluator.oracle.build_bench_reference = slow_for_vec_scale
@@ -39,6 +42,8 @@ def test_a_task_whose_bench_data_is_being_built_is_passed_over(build_cache, vec_
         def logged(p):
             ev = finish(p)
             finished.append((p.task.id, p.source))
+            if sum(task == host.id for task, _ in finished) == 2:
+                hosts_done.set()
             return ev
 
         evaluator.finish = logged
