@@ -22,6 +22,11 @@
    Each run prints evaluations per wall minute, per GPU-minute (of workers' time, and of wall time x
    GPUs), and where a candidate's worker holds its GPU, by phase.
 
+5. Every run also prints its timing loops: why each stopped (eval/stop_rule.py), rounds per
+   candidate, the loop's host time per round by part (staging queued, the synchronization before
+   each call, the hold, the calls, checks, the rest), and per task. `--stop-rules interval rse` runs
+   the interval rule (the default) and the mean's RSE alone side by side.
+
 Run on the GPU machine: PYTHONPATH=src python3 benchmarks/eval_throughput.py --out DIR
 Without a GPU, `--target cpu` times serial.cpp as the candidate (no repeatability series).
 """
