@@ -245,6 +245,7 @@ def phase_breakdown(results: list) -> dict:
         "workers": len(split),
         "held_per_candidate_s": mean,
         "context_ahead_s": round(sum(r.seconds.get("cuda_context_ahead", 0.0) for r in results), 3),
+        "judge_ahead_s": round(sum(r.seconds.get("judge_stage_ahead", 0.0) for r in results), 3),
         "compile_errors_without_worker": sum(1 for r in results if not r.seconds.get("worker")),
     }
 
@@ -306,7 +307,8 @@ def format_breakdown(b: dict) -> str:
     parts = ", ".join(f"{k} {held[k]:.3f}" for k in HELD_PHASES if held[k] >= 0.0005)
     return (
         f"GPU held per candidate ({b['workers']} workers): {held['held']:.3f} s = {parts}; "
-        f"spare contexts made ahead {b['context_ahead_s']:.1f} s in all (not held)"
+        f"spare contexts made ahead {b['context_ahead_s']:.1f} s, expected outputs staged to the parent's "
+        f"judge before workers started {b.get('judge_ahead_s', 0.0):.1f} s, in all (not held)"
     )
 
 

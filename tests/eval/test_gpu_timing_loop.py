@@ -47,3 +47,16 @@ def test_the_interval_rule_ends_a_steady_timing_with_the_speedup_the_budget_give
     assert long.status == "correct", long.message
     ratio = fast.speedups["naive"]["value"] / long.speedups["naive"]["value"]
     assert abs(ratio - 1) < 0.03, (fast.speedups["naive"], long.speedups["naive"])
+
+
+def test_a_batch_stages_expected_outputs_before_its_workers_start(build_cache, vec_scale):
+    """Bench data built ahead: the judge has the expected outputs before the worker starts, so the
+    worker's own wait for them is a cache hit; the outputs are still judged on the device."""
+    source = candidate("correct.cu", "hostile_cuda")
+    with Evaluator(quick_config(build_cache, call_timeout_s=15.0)) as ev:
+        ev.bench_reference(vec_scale)  # built before the batch
+        first, second = ev.evaluate_many([(vec_scale, source, "cuda"), (vec_scale, source + "\n// 2\n", "cuda")])
+    for record in (first, second):
+        assert record.status == "correct", record.message
+        assert record.timings["candidate"]["judged_on_device"] is True
+        assert "judge_stage_ahead" in record.seconds and record.seconds["judge_stage"] < 0.01
