@@ -160,6 +160,7 @@ def throughput(
             "message": r.message[:160],
             "median_ms": r.timings.get("candidate", {}).get("median_s", 0) * 1e3,
             "speedup_vs_naive": r.speedups.get("naive", {}).get("value"),
+            "paired_vs_naive": r.speedups.get("naive", {}).get("paired"),
             "timed_calls": {lib: t.get("n") for lib, t in r.timings.items()},
             "serial_ms": r.timings.get("serial", {}).get("median_s", 0) * 1e3,
             "fresh_inputs": r.timings.get("candidate", {}).get("fresh_inputs"),
@@ -342,7 +343,9 @@ def scaling(runs: list[dict]) -> list[str]:
 
 
 def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[dict]:
-    series = {hold: {"medians": [], "speedups": [], "samples": [], "iqrs": []} for hold in holds_us}
+    series = {
+        hold: {"medians": [], "speedups": [], "paired": [], "samples": [], "iqrs": [], "stops": []} for hold in holds_us
+    }
     for _ in range(runs):
         for hold in holds_us:
             config = EvalConfig()
@@ -355,6 +358,8 @@ def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[d
             s["samples"].append(t["n"])
             s["iqrs"].append(t["iqr_s"] / t["median_s"])
             s["speedups"].append(result.speedups["naive"]["value"])
+            s["paired"].append(result.speedups["naive"].get("paired"))
+            s["stops"].append(t.get("stop"))
     return [
         {
             "task": task.id,
@@ -366,6 +371,10 @@ def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[d
             "spread": max(s["medians"]) / min(s["medians"]) - 1,
             "speedup_vs_naive": s["speedups"],
             "speedup_spread": max(s["speedups"]) / min(s["speedups"]) - 1,
+            # the same speedup from the rounds' paired ratios (stats.paired_ratio), and each timing's stop
+            "paired_vs_naive": s["paired"],
+            "paired_spread": max(s["paired"]) / min(s["paired"]) - 1 if all(s["paired"]) else None,
+            "stops": s["stops"],
         }
         for hold, s in series.items()
     ]
@@ -550,7 +559,8 @@ def main() -> None:
     for r in report["repeatability"]:
         print(
             f"repeatability of {r['task']} median over {r['runs']} evaluations, hold {r['hold_us']:g} us: "
-            f"spread {r['spread'] * 100:.2f}% (speedup over naive: {r['speedup_spread'] * 100:.2f}%)"
+            f"spread {r['spread'] * 100:.2f}% (speedup over naive: {r['speedup_spread'] * 100:.2f}%; from paired "
+            f"rounds: {(r['paired_spread'] or 0) * 100:.2f}%); stops {r['stops']}"
         )
 
 

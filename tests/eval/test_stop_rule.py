@@ -126,3 +126,17 @@ def test_each_stop_has_its_reason() -> None:
 def test_the_spec_never_asks_for_an_interval_fewer_samples_can_give() -> None:
     spec = interval_spec(TimingConfig(interval_floor_rounds=2))
     assert spec["floor_rounds"] == 6 and spec["paired_with"] == "candidate"
+
+
+def test_the_paired_ratio_weighs_each_input_set_alike_and_refuses_unpaired_rounds() -> None:
+    from regrapht.eval.stats import paired_ratio
+
+    # set 0 costs 1 ms, set 1 costs 3 ms, the candidate is twice as fast on both
+    sets = [0, 1] * 5
+    base = [1e-3 if s == 0 else 3e-3 for s in sets]
+    cand = [b / 2 for b in base]
+    assert paired_ratio(base, cand, sets) == pytest.approx(2.0)
+    assert paired_ratio(base, cand[:-1], sets) is None
+    assert paired_ratio([0.0] * 10, cand, sets) is None
+    # the sets weigh alike however many rounds each had
+    assert paired_ratio([1.0, 1.0, 1.0, 4.0], [1.0, 1.0, 1.0, 1.0], [0, 0, 0, 1]) == pytest.approx(2.0)

@@ -54,3 +54,20 @@ def test_a_steady_kernel_stops_on_its_median_interval_before_min_rounds(build_ca
     assert loop["stop_round"] - loop["warmup"] == 6  # the floor: the first round the rule may apply
     off = _run(build_cache, vec_scale, min_rounds=20, max_rounds=25, budget_s=120.0, interval_stop=False)
     assert off.outcome.last("timing")["loop"]["stop"] != INTERVAL
+
+
+def test_a_baseline_timed_beside_the_candidate_gets_a_paired_speedup_too(build_cache, vec_scale):
+    """On the cpu target, a baseline timed beside the candidate (a previous step's code: the same
+    source here) has its speedup as a ratio of medians and from the paired rounds, both near 1, and
+    the interval rule weighs the pair (the timing stops by a named rule)."""
+    from regrapht.eval import Evaluator
+    from tests.eval.conftest import candidate, quick_config
+
+    source = candidate("correct.cpp")
+    with Evaluator(quick_config(build_cache)) as evaluator:
+        ev = evaluator.evaluate(vec_scale, source, "cpu", baselines={"previous": source + "\n// the same\n"})
+    assert ev.status == "correct", ev.message
+    previous = ev.speedups["previous"]
+    assert previous["paired"] is not None and 0.5 < previous["paired"] < 2.0
+    assert 0.5 < previous["value"] < 2.0
+    assert ev.timings["candidate"]["stop"] in STOP_REASONS

@@ -17,7 +17,7 @@ from regrapht.eval.protocol import Event
 from regrapht.eval.record import Evaluation, hierarchical_reward
 from regrapht.eval.reference import BenchReference, RefCase, perturbed_inputs
 from regrapht.eval.runner import WorkerOutcome
-from regrapht.eval.stats import speedup, summarize
+from regrapht.eval.stats import paired_ratio, speedup, summarize
 from regrapht.eval.verdicts import fmt_sizes, late_message
 from regrapht.tasks import Task, derive_seed, load_checker
 
@@ -180,6 +180,10 @@ class TimingJudge:
         for lib in samples:
             if lib != "candidate":
                 ev.speedups[lib] = speedup(samples[lib][primary], cand_samples, lib, seed).to_dict()
+                # The same speedup from the rounds' paired ratios, per input set (information only).
+                ev.speedups[lib]["paired"] = paired_ratio(
+                    samples[lib][primary], cand_samples, samples["candidate"].get("set")
+                )
         self.roofline(ev, task, target)
         if ev.status == "correct":
             baseline = self.config.reward_baseline if self.config.reward_baseline in ev.speedups else "serial"
