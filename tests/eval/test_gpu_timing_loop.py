@@ -36,8 +36,17 @@ def test_the_record_says_how_the_timing_loop_went(build_cache, vec_scale):
 
 def test_the_interval_rule_ends_a_steady_timing_with_the_speedup_the_budget_gives(build_cache, vec_scale):
     """min_rounds out of reach: the interval rule ends the timing; its speedup over naive agrees with
-    a timing run to its round limit under the mean's rule alone."""
-    fast = _evaluate(build_cache, vec_scale, min_rounds=300, max_rounds=400, budget_s=30.0)
+    a timing run to its round limit under the mean's rule alone. vec_scale's bench calls take a few
+    microseconds (2% jitter is usual there), so the intervals asked for are 2-3%, not the defaults."""
+    fast = _evaluate(
+        build_cache,
+        vec_scale,
+        min_rounds=300,
+        max_rounds=400,
+        budget_s=30.0,
+        interval_halfwidth=0.02,
+        interval_own_halfwidth=0.03,
+    )
     assert fast.status == "correct", fast.message
     assert fast.timings["candidate"]["stop"] == INTERVAL
     assert fast.timings["candidate"]["n"] < 300
@@ -46,7 +55,7 @@ def test_the_interval_rule_ends_a_steady_timing_with_the_speedup_the_budget_give
     )
     assert long.status == "correct", long.message
     ratio = fast.speedups["naive"]["value"] / long.speedups["naive"]["value"]
-    assert abs(ratio - 1) < 0.03, (fast.speedups["naive"], long.speedups["naive"])
+    assert abs(ratio - 1) < 0.05, (fast.speedups["naive"], long.speedups["naive"])
 
 
 def test_a_batch_stages_expected_outputs_before_its_workers_start(build_cache, vec_scale):
