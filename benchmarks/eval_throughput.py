@@ -218,8 +218,9 @@ def throughput(
 # Where a candidate's worker holds its GPU, in the order it goes through them. "staging" is the
 # worker's part of the record's bench_setup; bench_wait and judge_stage are the parent's (the worker
 # waits on them with its CUDA context open); "other" is the rest of the worker's time (process start
-# before its first message, messages in flight, the parent's answers to correctness cases).
-HELD_PHASES = ("startup", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "staging", "timing", "exit", "other")
+# before its first message, messages in flight, the parent's answers to correctness cases);
+# context_wait is a job handed to a spare whose CUDA context was still coming up.
+HELD_PHASES = ("startup", "context_wait", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "staging", "timing", "exit", "other")
 
 
 def held_phases(seconds: dict) -> dict[str, float]:
@@ -227,7 +228,7 @@ def held_phases(seconds: dict) -> dict[str, float]:
     worker = seconds.get("worker", 0.0)
     if not worker:
         return {}
-    out = {k: seconds.get(k, 0.0) for k in ("cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit")}
+    out = {k: seconds.get(k, 0.0) for k in ("context_wait", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit")}
     out["startup"] = max(0.0, seconds.get("startup", 0.0) - out["cuda_context"])  # hello's stamp includes the context
     out["staging"] = max(0.0, seconds.get("bench_setup", 0.0) - out["bench_wait"] - out["judge_stage"])
     out["other"] = max(0.0, worker - sum(out.values()))

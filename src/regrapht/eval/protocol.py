@@ -52,6 +52,7 @@ class Hello(Message, total=False):
     nonce: str | None  # echoes the job's: a spare that ran anything else is found out
     context_s: float
     spare: bool
+    ready_at: float  # a spare's: CLOCK_MONOTONIC when it was ready for its job
     cuda_runtime: int
     cuda_driver: int
     l2_bytes: int
@@ -311,6 +312,7 @@ FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]
             "nonce": _OPT_STR,
             "context_s": _NUM,
             "spare": _BOOL,
+            "ready_at": _NUM,
             "cuda_runtime": _INT,
             "cuda_driver": _INT,
             "l2_bytes": _INT,

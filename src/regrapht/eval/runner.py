@@ -50,6 +50,7 @@ class WorkerOutcome:
     output_head: str = ""
     output_bytes: int = 0
     seconds: float = 0.0
+    started_at: float = 0.0  # CLOCK_MONOTONIC as the job was handed over (`seconds` counts from here)
     # Ended by the parent as its `done` arrived (run_worker's end_at_done): its exit is reaped later.
     ended_at_done: bool = False
     # Earlier workers, or this one, that had not exited EXIT_WAIT_S after their kill (see Exits).
@@ -261,7 +262,7 @@ def run_worker(
     nonce = secrets.token_hex(16)
     job_path.write_text(json.dumps({**job, "nonce": nonce}))
     outcome = WorkerOutcome(notes=stuck)
-    start = time.monotonic()
+    start = outcome.started_at = time.monotonic()
     oom_before = oom_kills()
     from_spare = spare is not None and spare.alive() and spare.libcudart == (job.get("libcudart") or "")
     if from_spare:
