@@ -22,6 +22,11 @@
    Each run prints evaluations per wall minute, per GPU-minute (of workers' time, and of wall time x
    GPUs), and where a candidate's worker holds its GPU, by phase.
 
+5. Every run also prints its timing loops: why each stopped (eval/stop_rule.py), rounds per
+   candidate, the loop's host time per round by part (staging queued, the synchronization before
+   each call, the hold, the calls, checks, the rest), and per task. `--stop-rules interval rse` runs
+   the interval rule (the default) and the mean's RSE alone side by side.
+
 Run on the GPU machine: PYTHONPATH=src python3 benchmarks/eval_throughput.py --out DIR
 Without a GPU, `--target cpu` times serial.cpp as the candidate (no repeatability series).
 """
@@ -55,7 +60,8 @@ FIXED_TASKS = [
 ]
 
 
-MIXES = ("throughput", "clean")  # clean: the throughput mix without its syntax error
+MIXES = ("throughput", "clean")
+STOP_RULES = ("interval", "rse")  # clean: the throughput mix without its syntax error
 
 
 def variants(source: str, mix: str = "throughput") -> list[tuple[str, str]]:
@@ -101,6 +107,7 @@ def throughput(
     mix: str = "throughput",
     lanes: str | None = None,
     copy_store: bool = False,
+    stop_rule: str = "interval",
 ) -> dict:
     """One throughput run. `lanes`: None for the Evaluator in this process (as before the device
     pool), else a GPU list (cuda, as --gpus) or a CPU lane count (cpu) for the pool."""
@@ -110,6 +117,7 @@ def throughput(
     with tempfile.TemporaryDirectory() as cache:
         config = EvalConfig(cache_dir=cache, reference_threads=reference_threads, sandbox=sandbox)
         config.timing_config.fresh_inputs = fresh
+        config.timing_config.interval_stop = stop_rule == "interval"
         config.serial_cache = baselines
         if serial_store is not None and copy_store:
             # A copy per run: every run starts from the same kept baselines, and none adds to the next's.
@@ -152,10 +160,13 @@ def throughput(
             "message": r.message[:160],
             "median_ms": r.timings.get("candidate", {}).get("median_s", 0) * 1e3,
             "speedup_vs_naive": r.speedups.get("naive", {}).get("value"),
+            "paired_vs_naive": r.speedups.get("naive", {}).get("paired"),
             "timed_calls": {lib: t.get("n") for lib, t in r.timings.items()},
             "serial_ms": r.timings.get("serial", {}).get("median_s", 0) * 1e3,
             "fresh_inputs": r.timings.get("candidate", {}).get("fresh_inputs"),
             "serial_source": r.timings.get("serial", {}).get("source"),
+            "rounds": r.timings.get("candidate", {}).get("rounds"),
+            "stop": r.timings.get("candidate", {}).get("stop"),
             "seconds": r.seconds,
         }
         for (t, v), r in zip(labels, results)
@@ -164,6 +175,7 @@ def throughput(
         row["lane"] = r.fingerprint.get("lane")
         row["gpu_index"] = r.fingerprint.get("gpu_index")
     tag = f"{target}_{reference_threads}_{mode}" + (f"_{mix}" if mix != "throughput" else "")
+    tag += "_rse" if stop_rule != "interval" else ""
     tag += f"_lanes{lanes.replace(',', '-')}" if lanes is not None else ""
     path, repeat = out / f"throughput_rows_{tag}.json", 1
     while path.exists():  # a list given twice in one call: one file per run
@@ -176,6 +188,7 @@ def throughput(
         "reference_threads": reference_threads,
         "mode": mode,
         "mix": mix,
+        "stop_rule": stop_rule,
         "lanes": lanes,
         "lane_names": sorted({str(r.fingerprint.get("lane")) for r in results if r.fingerprint.get("lane")}),
         "sandbox": sandbox,
@@ -194,6 +207,7 @@ def throughput(
         "gpus": gpus_used,
         "evals_per_gpu_minute_wall": 60 * len(items) / wall / max(1, gpus_used),
         "phases": phase_breakdown(results),
+        "loop": loop_breakdown(results),
         "groups_taken": taken,
         "state": state,
         "statuses": statuses,
@@ -204,8 +218,9 @@ def throughput(
 # Where a candidate's worker holds its GPU, in the order it goes through them. "staging" is the
 # worker's part of the record's bench_setup; bench_wait and judge_stage are the parent's (the worker
 # waits on them with its CUDA context open); "other" is the rest of the worker's time (process start
-# before its first message, messages in flight, the parent's answers to correctness cases).
-HELD_PHASES = ("startup", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "staging", "timing", "exit", "other")
+# before its first message, messages in flight, the parent's answers to correctness cases);
+# context_wait is a job handed to a spare whose CUDA context was still coming up.
+HELD_PHASES = ("startup", "context_wait", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "staging", "timing", "exit", "other")
 
 
 def held_phases(seconds: dict) -> dict[str, float]:
@@ -213,7 +228,7 @@ def held_phases(seconds: dict) -> dict[str, float]:
     worker = seconds.get("worker", 0.0)
     if not worker:
         return {}
-    out = {k: seconds.get(k, 0.0) for k in ("cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit")}
+    out = {k: seconds.get(k, 0.0) for k in ("context_wait", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit")}
     out["startup"] = max(0.0, seconds.get("startup", 0.0) - out["cuda_context"])  # hello's stamp includes the context
     out["staging"] = max(0.0, seconds.get("bench_setup", 0.0) - out["bench_wait"] - out["judge_stage"])
     out["other"] = max(0.0, worker - sum(out.values()))
@@ -232,8 +247,61 @@ def phase_breakdown(results: list) -> dict:
         "workers": len(split),
         "held_per_candidate_s": mean,
         "context_ahead_s": round(sum(r.seconds.get("cuda_context_ahead", 0.0) for r in results), 3),
+        "judge_ahead_s": round(sum(r.seconds.get("judge_stage_ahead", 0.0) for r in results), 3),
         "compile_errors_without_worker": sum(1 for r in results if not r.seconds.get("worker")),
     }
+
+
+# The timing phase split by the worker's loop (protocol.LoopReport), in the order of one call.
+LOOP_PARTS = ("stage", "sync", "hold", "call", "checks", "rest")
+
+
+def loop_breakdown(results: list) -> dict:
+    """How the candidates' timing loops went: why each stopped (eval/stop_rule.py; "final" where the
+    record names no rule), rounds per candidate, and the loop's seconds per round and per candidate
+    by part: the harness's host work around the calls against the timed calls themselves."""
+    timed = [r for r in results if r.seconds.get("timing") and r.timings.get("candidate", {}).get("rounds")]
+    n = len(timed) or 1
+    rounds = sum(r.timings["candidate"]["rounds"] for r in timed)
+    stops: dict[str, int] = {}
+    for r in timed:
+        reason = r.timings["candidate"].get("stop") or "final"
+        stops[reason] = stops.get(reason, 0) + 1
+    per_candidate = {p: sum(r.seconds.get(f"timing_{p}", 0.0) for r in timed) / n for p in LOOP_PARTS}
+    by_task: dict[str, dict] = {}
+    for r in timed:
+        t = by_task.setdefault(r.task_id, {"candidates": 0, "timing_s": 0.0, "rounds": 0, "stops": []})
+        t["candidates"] += 1
+        t["timing_s"] += r.seconds["timing"]
+        t["rounds"] += r.timings["candidate"]["rounds"]
+        t["stops"].append(r.timings["candidate"].get("stop") or "final")
+    return {
+        "by_task": by_task,
+        "candidates": len(timed),
+        "stops": stops,
+        "rounds_per_candidate": rounds / n,
+        "warmup_per_candidate": sum(r.timings["candidate"].get("warmup_rounds") or 0 for r in timed) / n,
+        "timing_s_per_candidate": sum(r.seconds["timing"] for r in timed) / n,
+        "per_candidate_s": {p: round(v, 4) for p, v in per_candidate.items()},
+        "per_round_ms": {p: round(v * n / max(rounds, 1) * 1e3, 4) for p, v in per_candidate.items()},
+    }
+
+
+def format_loop(b: dict) -> str:
+    if not b["candidates"]:
+        return "timing loop: no candidate reported its rounds"
+    parts = ", ".join(f"{p} {b['per_round_ms'][p]:.3f}" for p in LOOP_PARTS)
+    tasks = "; ".join(
+        f"{task} {t['timing_s'] / t['candidates']:.2f} s {t['rounds'] / t['candidates']:.0f} rounds "
+        f"({'/'.join(t['stops'])})"
+        for task, t in b["by_task"].items()
+    )
+    return (
+        f"timing loop ({b['candidates']} timed): {b['timing_s_per_candidate']:.3f} s per candidate, "
+        f"{b['rounds_per_candidate']:.1f} rounds ({b['warmup_per_candidate']:.1f} warm-up); stopped by "
+        f"{', '.join(f'{k} {v}' for k, v in sorted(b['stops'].items()))}; ms per round: {parts}\n  "
+        f"per task (mean timing, rounds, stops): {tasks}"
+    )
 
 
 def format_breakdown(b: dict) -> str:
@@ -241,7 +309,8 @@ def format_breakdown(b: dict) -> str:
     parts = ", ".join(f"{k} {held[k]:.3f}" for k in HELD_PHASES if held[k] >= 0.0005)
     return (
         f"GPU held per candidate ({b['workers']} workers): {held['held']:.3f} s = {parts}; "
-        f"spare contexts made ahead {b['context_ahead_s']:.1f} s in all (not held)"
+        f"spare contexts made ahead {b['context_ahead_s']:.1f} s, expected outputs staged to the parent's "
+        f"judge before workers started {b.get('judge_ahead_s', 0.0):.1f} s, in all (not held)"
     )
 
 
@@ -252,9 +321,10 @@ def scaling(runs: list[dict]) -> list[str]:
     groups: dict[tuple, dict[str, list[dict]]] = {}
     for t in runs:
         if t["lanes"] is not None:
-            groups.setdefault((t["mix"], t["mode"], t["reference_threads"]), {}).setdefault(t["lanes"], []).append(t)
+            key = (t["mix"], t["mode"], t["reference_threads"], t.get("stop_rule", "interval"))
+            groups.setdefault(key, {}).setdefault(t["lanes"], []).append(t)
     lines = []
-    for (mix, mode, threads), pools in groups.items():
+    for (mix, mode, threads, rule), pools in groups.items():
         rates = {lanes: [t["evals_per_minute_wall"] for t in ts] for lanes, ts in pools.items()}
         base_lanes = next(iter(rates))
         base = sum(rates[base_lanes]) / len(rates[base_lanes])
@@ -264,7 +334,7 @@ def scaling(runs: list[dict]) -> list[str]:
             per_gpu = sum(t["evals_per_gpu_minute_wall"] for t in ts) / len(ts)
             held = sum(t["phases"]["held_per_candidate_s"]["held"] for t in ts) / len(ts)
             lines.append(
-                f"{mix} mix, {mode}, {threads} bench-data threads, lanes {lanes} ({names}): "
+                f"{mix} mix, {mode}, {rule} stop, {threads} bench-data threads, lanes {lanes} ({names}): "
                 f"{mean:.1f} evaluations per wall minute (runs: {', '.join(f'{r:.1f}' for r in rates[lanes])}) "
                 f"= {mean / base:.2f}x lanes {base_lanes}; {per_gpu:.1f} per GPU-minute of wall time; "
                 f"GPU held {held:.3f} s per candidate; task groups taken by idle lanes "
@@ -274,7 +344,9 @@ def scaling(runs: list[dict]) -> list[str]:
 
 
 def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[dict]:
-    series = {hold: {"medians": [], "speedups": [], "samples": [], "iqrs": []} for hold in holds_us}
+    series = {
+        hold: {"medians": [], "speedups": [], "paired": [], "samples": [], "iqrs": [], "stops": []} for hold in holds_us
+    }
     for _ in range(runs):
         for hold in holds_us:
             config = EvalConfig()
@@ -287,6 +359,8 @@ def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[d
             s["samples"].append(t["n"])
             s["iqrs"].append(t["iqr_s"] / t["median_s"])
             s["speedups"].append(result.speedups["naive"]["value"])
+            s["paired"].append(result.speedups["naive"].get("paired"))
+            s["stops"].append(t.get("stop"))
     return [
         {
             "task": task.id,
@@ -298,6 +372,10 @@ def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[d
             "spread": max(s["medians"]) / min(s["medians"]) - 1,
             "speedup_vs_naive": s["speedups"],
             "speedup_spread": max(s["speedups"]) / min(s["speedups"]) - 1,
+            # the same speedup from the rounds' paired ratios (stats.paired_ratio), and each timing's stop
+            "paired_vs_naive": s["paired"],
+            "paired_spread": max(s["paired"]) / min(s["paired"]) - 1 if all(s["paired"]) else None,
+            "stops": s["stops"],
         }
         for hold, s in series.items()
     ]
@@ -326,7 +404,7 @@ def baselines_first(tasks, out: Path, target: str, threads: int) -> tuple[Path, 
 def _print_gpu_throughput(gpu: str, report: dict) -> None:
     for t in report.get("throughput", []):
         print(
-            f"\n{gpu}, {t['mix']} mix, GPUs {t['lanes'] or 'first (in process)'}, {t['reference_threads']} bench-data threads, {t['mode']} (sandbox "
+            f"\n{gpu}, {t['mix']} mix, GPUs {t['lanes'] or 'first (in process)'}, {t['reference_threads']} bench-data threads, {t['mode']}, {t['stop_rule']} stop (sandbox "
             f"{'on' if t['sandbox'] else 'off'}, fresh inputs {'on' if t['fresh_inputs'] else 'off'}): "
             f"{t['candidates']} candidates over "
             f"{t['tasks']} tasks in {t['wall_s']:.1f} s wall = {t['evals_per_minute_wall']:.1f} evaluations/min "
@@ -334,6 +412,8 @@ def _print_gpu_throughput(gpu: str, report: dict) -> None:
             f"{t['evals_per_gpu_minute']:.1f} evaluations per GPU-minute of workers' time; "
             f"{t['evals_per_gpu_minute_wall']:.1f} per GPU-minute of wall time ({t['gpus']} GPU(s))\n  "
             + format_breakdown(t["phases"])
+            + "\n  "
+            + format_loop(t["loop"])
         )
 
 
@@ -394,6 +474,15 @@ def main() -> None:
         "clean (the same without the syntax error).",
     )
     parser.add_argument(
+        "--stop-rules",
+        nargs="+",
+        choices=STOP_RULES,
+        default=["interval"],
+        help="Timing stop rules, one throughput run each: interval (the candidate's median and paired ratios, "
+        "eval/stop_rule.py, beside the mean's RSE: the default) or rse (every kernel's mean RSE alone, as "
+        "before session 13), so their timing phases compare side by side.",
+    )
+    parser.add_argument(
         "--gpus",
         nargs="+",
         default=None,
@@ -428,15 +517,17 @@ def main() -> None:
         report["throughput"] = []
         for mix in args.mixes:
             for n in args.reference_threads:
-                for mode in args.modes:
+                for mode, rule in [(m, r) for m in args.modes for r in args.stop_rules]:
                     for lanes in pools:
                         report["throughput"].append(
-                            throughput(tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store)
+                            throughput(
+                                tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store, rule
+                            )
                         )
                         # What is done survives a time limit that stops a later run.
                         (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
                         t = report["throughput"][-1]
-                        print(f"measured: {t['mix']} mix, {t['mode']}, lanes {t['lanes'] or 'in process'}: "
+                        print(f"measured: {t['mix']} mix, {t['mode']}, {t['stop_rule']} stop, lanes {t['lanes'] or 'in process'}: "
                               f"{t['candidates']} candidates in {t['wall_s']:.1f} s = {t['evals_per_minute_wall']:.1f} "
                               f"evaluations per wall minute; statuses {t['statuses']}; {t['state']}", flush=True)
         print(json.dumps(report["throughput"], indent=1), flush=True)
@@ -446,10 +537,12 @@ def main() -> None:
         (args.out / "eval_throughput.json").write_text(json.dumps(report, indent=1))
         for t in report.get("throughput", []):
             print(
-                f"cpu target, {t['mode']}, {t['mix']} mix, lanes {t['lanes'] or 'in process'}: {t['candidates']} candidates over {t['tasks']} tasks in "
+                f"cpu target, {t['mode']}, {t['stop_rule']} stop, {t['mix']} mix, lanes {t['lanes'] or 'in process'}: {t['candidates']} candidates over {t['tasks']} tasks in "
                 f"{t['wall_s']:.1f} s wall; workers {t['worker_s']:.1f} s = "
                 f"{t['evals_per_gpu_minute']:.1f} evaluations per worker-minute; bench builds {t['bench_build_s']:.1f} s\n  "
                 + format_breakdown(t["phases"])
+                + "\n  "
+                + format_loop(t["loop"])
             )
         return
     if args.skip_repeatability:
@@ -467,7 +560,8 @@ def main() -> None:
     for r in report["repeatability"]:
         print(
             f"repeatability of {r['task']} median over {r['runs']} evaluations, hold {r['hold_us']:g} us: "
-            f"spread {r['spread'] * 100:.2f}% (speedup over naive: {r['speedup_spread'] * 100:.2f}%)"
+            f"spread {r['spread'] * 100:.2f}% (speedup over naive: {r['speedup_spread'] * 100:.2f}%; from paired "
+            f"rounds: {(r['paired_spread'] or 0) * 100:.2f}%); stops {r['stops']}"
         )
 
 

@@ -21,7 +21,7 @@ from tests.eval.conftest import HERE, candidate, quick_config
 
 def test_a_task_whose_bench_data_is_being_built_is_passed_over(build_cache, vec_scale):
     host = load_task(HERE / "tasks" / "vec_scale_host")
-    slow_build = threading.Event()
+    slow_build, hosts_done = threading.Event(), threading.Event()
     with Evaluator(quick_config(build_cache, reference_threads=2)) as evaluator:
         evaluator.bench_reference(host)  # built: the host task's candidates are ready to run
         build = evaluator.oracle.build_bench_reference
@@ -29,7 +29,10 @@ def test_a_task_whose_bench_data_is_being_built_is_passed_over(build_cache, vec_
         def slow_for_vec_scale(task):
             if task.id == vec_scale.id:
                 slow_build.set()
-                time.sleep(2.0)
+                # Until the host task's items are done (bounded): however slow their compiles on a
+                # loaded machine, vec_scale's items never become ready first (a fixed 2 s sleep
+                # let them, where the batch waits for a build under way rather than start a worker).
+                hosts_done.wait(30.0)
             return build(task)
 
         evaluator.oracle.build_bench_reference = slow_for_vec_scale
@@ -39,6 +42,8 @@ def test_a_task_whose_bench_data_is_being_built_is_passed_over(build_cache, vec_
         def logged(p):
             ev = finish(p)
             finished.append((p.task.id, p.source))
+            if sum(task == host.id for task, _ in finished) == 2:
+                hosts_done.set()
             return ev
 
         evaluator.finish = logged
@@ -152,10 +157,11 @@ def test_bench_data_is_built_from_both_ends_of_the_size_ranking():
 
 
 def test_while_nothing_is_ready_the_task_whose_data_comes_soonest_runs(build_cache):
-    """Both waiting tasks' data is being built: the smaller one's candidate starts (its data comes
-    first); a task whose build has not started comes after both."""
+    """Not waiting for bench data (wait_for_bench_data off): both waiting tasks' data is being built,
+    so the smaller one's candidate starts (its data comes first); a task whose build has not started
+    comes after both."""
     done = threading.Event()
-    with Evaluator(quick_config(build_cache)) as evaluator:
+    with Evaluator(quick_config(build_cache, wait_for_bench_data=False)) as evaluator:
         cache = _stand_in_cache(evaluator, build=lambda task: done.wait(10.0))
         items = []
         for task in (_sized("unstarted", 1), _sized("large", 10**6), _sized("small", 10**3)):
@@ -171,6 +177,37 @@ def test_while_nothing_is_ready_the_task_whose_data_comes_soonest_runs(build_cac
         done.set()
         for thread in builds:
             thread.join(timeout=5)
+
+
+def test_no_worker_starts_while_its_bench_data_is_being_built(build_cache):
+    """By default nothing starts while every compiled item waits for bench data under way: the item
+    whose build ends first runs (the second task's here), as soon as it ends. A task whose build has
+    not started is not waited for (its worker builds the data)."""
+    gates = {"large": threading.Event(), "small": threading.Event()}
+    with Evaluator(quick_config(build_cache)) as evaluator:
+        cache = _stand_in_cache(evaluator, build=lambda task: gates[task.id].wait(10.0))
+        items = []
+        for task in (_sized("large", 10**6), _sized("small", 10**3)):
+            p = _item(task.id, compiled=True)
+            p.task = task
+            items.append(p)
+        builds = [_building(cache, p.task, gates[p.task.id]) for p in items]
+        chosen: list[int] = []
+        picker = threading.Thread(target=lambda: chosen.append(evaluator.next_runnable(items, [0, 1])), daemon=True)
+        picker.start()
+        picker.join(timeout=0.5)
+        assert picker.is_alive() and not chosen
+        gates["small"].set()
+        began = time.perf_counter()
+        picker.join(timeout=5.0)
+        assert chosen == [1]
+        assert time.perf_counter() - began < 0.9  # woken by the build's end, not the 1 s poll
+        gates["large"].set()
+        for thread in builds:
+            thread.join(timeout=5)
+        unstarted = _item("unstarted", compiled=True)
+        unstarted.task = _sized("unstarted", 1)
+        assert evaluator.next_runnable([unstarted], [0]) == 0
 
 
 def test_builds_run_ahead_past_the_count_while_their_data_fits():

@@ -359,13 +359,37 @@ def test_a_spare_starts_its_cuda_context_only_when_told(monkeypatch):
     """Creating a context touches the device, so a spare waits for the parent's word (given once the
     running candidate is measured); a job that comes first runs without a spare's context."""
     import io
+    import time
 
     from regrapht.eval import worker
 
     monkeypatch.setattr("sys.stdin", io.StringIO("/jobs/7/job.json\n"))
-    assert worker.await_job("/nonexistent/libcudart.so") == ("/jobs/7/job.json", None)  # never tried
+    before = time.monotonic()
+    line, ready, ready_at = worker.await_job("/nonexistent/libcudart.so")
+    assert (line, ready) == ("/jobs/7/job.json", None) and before <= ready_at <= time.monotonic()  # never tried
     monkeypatch.setattr("sys.stdin", io.StringIO(f"{worker.OPEN_CONTEXT}\n/jobs/8/job.json\n"))
-    assert worker.await_job("/nonexistent/libcudart.so") == ("/jobs/8/job.json", worker.FRESH_IMAGE)  # tried, failed
+    line, ready, after_context = worker.await_job("/nonexistent/libcudart.so")
+    assert (line, ready) == ("/jobs/8/job.json", worker.FRESH_IMAGE)  # tried, failed
+    assert after_context >= ready_at  # ready for its job once the context attempt was over
+
+
+def test_a_spares_wait_for_its_own_context_is_not_called_its_exit():
+    """A job handed to a spare 0.3 s before its context was up: the worker's clock started then, so
+    the 0.3 s is its context wait, and its exit is what follows `done` beyond it."""
+    from regrapht.eval.runner import WorkerOutcome
+    from regrapht.eval.verdicts import phases
+
+    outcome = WorkerOutcome(started_at=100.0, seconds=1.35)
+    outcome.messages = [
+        {"event": "hello", "pid": 1, "spare": True, "context_s": 0.25, "ready_at": 100.3, "t": 0.001},
+        {"event": "done", "messages": 2, "t": 1.0},
+    ]
+    split = phases(outcome)
+    assert split["context_wait"] == pytest.approx(0.3) and split["exit"] == pytest.approx(0.05)
+    assert split["cuda_context_ahead"] == 0.25 and "cuda_context" not in split
+    outcome.messages[0]["ready_at"] = 99.0  # ready before the job came: no wait
+    split = phases(outcome)
+    assert split["context_wait"] == 0.0 and split["exit"] == pytest.approx(0.35)
 
 
 class _HostBackedRuntime:

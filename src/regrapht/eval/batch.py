@@ -36,13 +36,18 @@ def next_runnable(
     missing: Callable[[Prepared], tuple[list[Future], bool]],
     building: Callable[[Task], bool],
     input_sets: int,
+    build_of: Callable[[Task], Future | None] | None = None,
 ) -> int:
     """The first pending item that can run without waiting (compiled, its bench data built or not
-    needed); failing that, a compiled one whose task's bench data comes soonest (the smallest of
-    those being built, else the first), so its correctness cases run while the data is built;
-    failing that, waits for the next compile to end. `missing(p)` says what `p` would wait for (its
-    unfinished compiles, and whether its bench data is still to come); `building(task)` whether the
-    task's bench data is being built."""
+    needed). Failing that, with `build_of` (a task's bench build, done or under way, or None): while
+    a waiting task's build is under way, waits for it or the next compile to end and looks again, so
+    no worker holds the device idle while its data is built (bench_wait: 0.12 s per candidate on an
+    H100 in session 12, one candidate waiting 4.8 s). Without it, or where no waiting task's build is
+    under way: a compiled one whose task's bench data comes soonest (the smallest of those being
+    built, else the first), so its correctness cases run while the data is built; failing that,
+    waits for the next compile to end. `missing(p)` says what `p` would wait for (its unfinished
+    compiles, and whether its bench data is still to come); `building(task)` whether the task's
+    bench data is being built."""
     while True:
         blocked_tasks: set[str] = set()
         compiles: list[Future] = []
@@ -60,6 +65,11 @@ def next_runnable(
                 compiles.extend(unbuilt)
             else:
                 waiting.append(i)
+        under_way = [] if build_of is None else [build_of(prepared[i].task) for i in waiting]
+        under_way = [f for f in under_way if f is not None and not f.done()]
+        if under_way:
+            wait(under_way + compiles, timeout=1.0, return_when=FIRST_COMPLETED)
+            continue
         if waiting:
             soonest = [i for i in waiting if building(prepared[i].task)]
             if soonest:

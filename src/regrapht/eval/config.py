@@ -17,6 +17,15 @@ class TimingConfig:
     max_rounds: int = 400
     target_rse: float = 0.005  # stop when every timed kernel's relative standard error is below this
     budget_s: float = 1.0  # per evaluation, for the candidate and its interleaved baselines together
+    # A candidate's timing also stops once its median is known to `interval_own_halfwidth` and its
+    # time over each interleaved baseline, from the rounds' paired ratios, to `interval_halfwidth`
+    # (95% distribution-free intervals, eval/stop_rule.py), after `interval_floor_rounds` timed rounds
+    # (at least 6) and `min_s`: a heavy tail of slow calls no longer keeps it to the budget.
+    # interval_stop off: the rule above alone.
+    interval_stop: bool = True
+    interval_halfwidth: float = 0.005
+    interval_own_halfwidth: float = 0.01
+    interval_floor_rounds: int = 6
     input_sets: int = 2  # distinct input sets rotated through the timed calls at the same pointers
     # Every timed call sees its set's perturbable inputs perturbed with a key of its own, so no call
     # repeats an input a candidate has seen (eval/perturb.py). Off: the sets repeat as drawn.
@@ -77,6 +86,10 @@ class EvalConfig:
     # Bench data of tasks no queued candidate needs stays, up to this much (None: a quarter of the
     # machine's memory, at least 2 GiB), so a search's later batches reuse it instead of rebuilding it.
     reference_cache_gib: float | None = None
+    # A batch starts no worker whose task's bench data is being built while it can wait for that
+    # build instead: the worker would hold the device idle meanwhile (batch.next_runnable). Off: its
+    # correctness cases run during the build, and its timing waits for the data.
+    wait_for_bench_data: bool = True
     # Start the next cuda worker's Python during the current candidate, its CUDA context once that
     # candidate is measured.
     spare_worker: bool = True

@@ -52,6 +52,7 @@ class Hello(Message, total=False):
     nonce: str | None  # echoes the job's: a spare that ran anything else is found out
     context_s: float
     spare: bool
+    ready_at: float  # a spare's: CLOCK_MONOTONIC when it was ready for its job
     cuda_runtime: int
     cuda_driver: int
     l2_bytes: int
@@ -123,6 +124,24 @@ class Samples(TypedDict):
     set: list[int]
 
 
+class LoopReport(TypedDict, total=False):
+    """How the timing loop went: its rounds, why it stopped, and where the host's time went in it."""
+
+    rounds: int  # rounds run, warm-up and final included
+    warmup: int  # of them, warm-up rounds (untimed)
+    stop: str  # stop_rule.STOP_REASONS: why the rule was met (the final checked round came after)
+    stop_round: int  # the round before which it was met
+    # seconds, summed over the loop: staging each call's inputs, poison and the cache flush (queued),
+    # the synchronization before each call (the device finishing them), the hold, the timed calls
+    # (host clock), checking timed outputs, and the rest (orders, progress messages, the stop rule)
+    stage_s: float
+    sync_s: float
+    hold_s: float
+    call_s: float
+    check_s: float
+    rest_s: float
+
+
 class Timing(Message, total=False):
     samples: dict[str, Samples]
     checks: list[Check]
@@ -130,6 +149,7 @@ class Timing(Message, total=False):
     check_s: float
     hold_s: float
     fresh: bool
+    loop: LoopReport
 
 
 class CudaErrorReport(Message, total=False):
@@ -223,6 +243,13 @@ class FreshSpec(TypedDict):
     arrays: dict[str, list[list[float] | None]]  # input name -> per set: bounds, or None
 
 
+class IntervalSpec(TypedDict):
+    paired_with: str  # the lib whose median and ratios to the others the interval rule bounds
+    halfwidth: float  # of each paired ratio's median (log)
+    own_halfwidth: float  # of its own median (log)
+    floor_rounds: int  # timed rounds before the rule applies
+
+
 class TimingSpec(TypedDict, total=False):
     dir: str  # the bench sets: set{i}/NAME.npy and scalars.json
     sets: int
@@ -242,6 +269,7 @@ class TimingSpec(TypedDict, total=False):
     hold_s: float
     fresh: FreshSpec
     judge_on_device: bool
+    interval: IntervalSpec  # a candidate's: the interval stop rule (eval/stop_rule.py)
 
 
 class Job(TypedDict, total=False):
@@ -284,6 +312,7 @@ FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]
             "nonce": _OPT_STR,
             "context_s": _NUM,
             "spare": _BOOL,
+            "ready_at": _NUM,
             "cuda_runtime": _INT,
             "cuda_driver": _INT,
             "l2_bytes": _INT,
@@ -310,7 +339,7 @@ FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]
     Event.ANCHOR: ({}, {"lib": _STR, "round": _INT, "set": _INT, "slot": _INT, "handles": _DICT}),
     Event.TIMING: (
         {"samples": _DICT, "checks": _LIST, "seconds": _NUM},
-        {"check_s": _NUM, "hold_s": _NUM, "fresh": _BOOL},
+        {"check_s": _NUM, "hold_s": _NUM, "fresh": _BOOL, "loop": _DICT},
     ),
     Event.CUDA_ERROR: ({"name": _STR, "text": _STR, "where": _STR}, {}),
     Event.ERROR: ({"kind": _STR, "text": _STR}, {}),

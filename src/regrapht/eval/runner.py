@@ -50,6 +50,7 @@ class WorkerOutcome:
     output_head: str = ""
     output_bytes: int = 0
     seconds: float = 0.0
+    started_at: float = 0.0  # CLOCK_MONOTONIC as the job was handed over (`seconds` counts from here)
     # Ended by the parent as its `done` arrived (run_worker's end_at_done): its exit is reaped later.
     ended_at_done: bool = False
     # Earlier workers, or this one, that had not exited EXIT_WAIT_S after their kill (see Exits).
@@ -261,7 +262,7 @@ def run_worker(
     nonce = secrets.token_hex(16)
     job_path.write_text(json.dumps({**job, "nonce": nonce}))
     outcome = WorkerOutcome(notes=stuck)
-    start = time.monotonic()
+    start = outcome.started_at = time.monotonic()
     oom_before = oom_kills()
     from_spare = spare is not None and spare.alive() and spare.libcudart == (job.get("libcudart") or "")
     if from_spare:
@@ -396,8 +397,10 @@ def run_worker(
             outcome.notes.append(_stuck_note(proc.pid))
     for thread in readers:
         # Ended at `done`, the channel holds everything the parent reads; the pipes close only as
-        # the process is torn down, which is what is not waited for.
-        thread.join(timeout=0.02 if outcome.ended_at_done else 5)
+        # the process is torn down, which is what is not waited for: the output reader (a daemon)
+        # keeps `output_head` current until then. Any wait here is the device's: a 0.02 s join
+        # always ran to its end, as the pipe cannot close before the teardown (about 0.1 s).
+        thread.join(timeout=0.0 if outcome.ended_at_done else 5)
     outcome.returncode = None if outcome.ended_at_done else proc.returncode
     # Ended at `done`, the kill is this process's own and the background reap may or may not have
     # filled in its signal yet: the verdict must not depend on that race.

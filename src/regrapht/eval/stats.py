@@ -74,3 +74,19 @@ def speedup(
     alpha = (1 - confidence) / 2
     low, high = np.quantile(ratios, [alpha, 1 - alpha])
     return Speedup(value, float(low), float(high), name)
+
+
+def paired_ratio(baseline: list[float], candidate: list[float], sets: list[int] | None = None) -> float | None:
+    """The baseline's time over the candidate's from the rounds in which both ran (the same input set,
+    back to back): per input set the median of the rounds' log ratios, averaged over the sets so each
+    weighs the same. None where the rounds do not pair or a time is not positive. Beside the ratio of
+    medians as information: with input sets of different cost, a median of a few samples falls on
+    one set's cost or the other's; a per-set paired ratio does not."""
+    if len(baseline) != len(candidate) or not baseline:
+        return None
+    b, c = np.asarray(baseline, dtype=np.float64), np.asarray(candidate, dtype=np.float64)
+    if (b <= 0).any() or (c <= 0).any():
+        return None
+    logs = np.log(b) - np.log(c)
+    groups = np.asarray(sets if sets and len(sets) == len(logs) else [0] * len(logs))
+    return float(np.exp(np.mean([np.median(logs[groups == g]) for g in np.unique(groups)])))

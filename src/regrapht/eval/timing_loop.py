@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from regrapht.eval.protocol import Check, Event, Samples
+from regrapht.eval.stop_rule import stop_reason
 from regrapht.eval.timed_checks import TimedChecks
-from regrapht.eval.timing_plan import CheckSchedule, FreshInputs, enough
+from regrapht.eval.timing_plan import CheckSchedule, FreshInputs
 
 
 @dataclass
@@ -145,15 +146,18 @@ class TimingRun:
         events: tuple[Any, Any] = (0, 0)
         if self.rt is not None:
             events = (self.rt.event(), self.rt.event())
+        # Each set's argument list, made once: the argument buffers stay where they are, and a call's
+        # arguments are passed by value (nothing a candidate does changes these objects).
+        arguments = [w.arguments(bench.handles, bench.scalars, bench.mapped[s]) for s in range(len(bench.sets))]
         w.channel.send(event=Event.TIMING_READY)
         libs = list(spec["libs"])
         samples: dict[str, Samples] = {lib: {"host": [], "event": [], "set": []} for lib in libs}
         schedule = CheckSchedule(spec, rng, len(bench.sets), fresh)
         checks: list[Check] = []
+        loop = LoopClock()
         began = time.perf_counter()
-        round_index = 0
+        round_index = rounds_run = 0
         held = False
-        check_s = 0.0  # of the timing phase, spent checking timed outputs (and sending them)
         while True:
             timed, final = schedule.timed(round_index), schedule.final(round_index)
             order = [libs[i] for i in rng.permutation(len(libs))]
@@ -161,49 +165,105 @@ class TimingRun:
             slot = schedule.slot(round_index)
             key = schedule.key(round_index)
             for lib in order:
+                t0 = time.perf_counter()
                 self.stage_inputs(bench, set_index, key, round_index, fresh)
                 self.mem.fill(flush, 0, flush_bytes, round_index & 0xFF)
-                args = w.arguments(bench.handles, bench.scalars, bench.mapped[set_index])
                 checked = schedule.checked(lib, round_index)
                 # The flush is queued before this synchronization, never after it: a kernel on the
                 # candidate's own non-blocking stream could run beside a flush still in flight,
                 # before the start event, untimed. The hold queued next fills every SM's thread
                 # slots instead, so the candidate's launches are queued while it runs (the host's
                 # launch latency is not timed) and no kernel of theirs can run until it ends.
+                t1 = time.perf_counter()
                 w.sync_and_check("before a timed call")
+                t2 = time.perf_counter()
                 held = self.mem.hold(hold_ns)  # nothing but the start event between it and the call
+                t3 = time.perf_counter()
                 call = self.timed_call(
-                    w.entries[lib], args, bench.handles, checked, events, f"in timed call {round_index + 1} of {lib}"
+                    w.entries[lib],
+                    arguments[set_index],
+                    bench.handles,
+                    checked,
+                    events,
+                    f"in timed call {round_index + 1} of {lib}",
                 )
+                t4 = time.perf_counter()
                 if timed:
                     samples[lib]["host"].append(call.host_s)
                     samples[lib]["event"].append(call.event_s)
                     samples[lib]["set"].append(set_index)
                 if checked:
-                    t_check = time.perf_counter()
                     checks.append(
                         checker.check(lib, round_index, set_index, final, bench.handles, call.snapshots, slot)
                     )
-                    check_s += time.perf_counter() - t_check
+                loop.add(t0, t1, t2, t3, t4, time.perf_counter() if checked else t4)
             # Every round reports, so a slow but live kernel is never mistaken for a hang.
             w.channel.send(event=Event.TIMING_PROGRESS, round=round_index)
+            rounds_run = round_index + 1
             if final:
                 break
             round_index += 1
             schedule.next_round(round_index, time.perf_counter() - began)
             elapsed = time.perf_counter() - began
             timed_rounds = schedule.timed_rounds(round_index)
-            met = schedule.stop_after is None and enough(samples, spec, elapsed, round_index, timed_rounds)
-            if met and schedule.stop(round_index):
-                break  # nothing to check, so no final round is owed (the serial reference)
+            reason = None if schedule.stop_after is not None else stop_reason(
+                samples, spec, elapsed, round_index, timed_rounds
+            )
+            if reason is not None:
+                loop.stopped(reason, round_index)
+                if schedule.stop(round_index):
+                    break  # nothing to check, so no final round is owed (the serial reference)
+        seconds = time.perf_counter() - began
         self.mem.free(flush)
         checker.free()
         w.channel.send(
             event=Event.TIMING,
             samples=samples,
             checks=checks,
-            seconds=time.perf_counter() - began,
-            check_s=check_s,
+            seconds=seconds,
+            check_s=loop.check_s,
             hold_s=hold_ns / 1e9 if held else 0.0,
             fresh=fresh is not None,
+            loop=loop.report(rounds_run, schedule.timed_from, seconds),
         )
+
+
+class LoopClock:
+    """Where the timing loop's host time goes, call by call, and why it stopped (the TIMING message's
+    `loop`, protocol.LoopReport): which rule ends a timing, after how many rounds, and how much of each
+    round is the harness's own work rather than the timed calls."""
+
+    def __init__(self) -> None:
+        self.stage_s = self.sync_s = self.hold_s = self.call_s = self.check_s = 0.0
+        self.stop: str | None = None
+        self.stop_round: int | None = None
+
+    def add(self, t0: float, t1: float, t2: float, t3: float, t4: float, t5: float) -> None:
+        """One call: staged t0-t1, synchronized t1-t2, held t2-t3, called t3-t4, checked t4-t5."""
+        self.stage_s += t1 - t0
+        self.sync_s += t2 - t1
+        self.hold_s += t3 - t2
+        self.call_s += t4 - t3
+        self.check_s += t5 - t4
+
+    def stopped(self, reason: str, round_index: int) -> None:
+        if self.stop is None:
+            self.stop, self.stop_round = reason, round_index
+
+    def report(self, rounds: int, timed_from: int | None, seconds: float) -> dict[str, Any]:
+        parts = {
+            "stage_s": self.stage_s,
+            "sync_s": self.sync_s,
+            "hold_s": self.hold_s,
+            "call_s": self.call_s,
+            "check_s": self.check_s,
+        }
+        report: dict[str, Any] = {
+            "rounds": rounds,
+            "warmup": rounds if timed_from is None else timed_from,
+            **{k: round(v, 6) for k, v in parts.items()},
+            "rest_s": round(max(0.0, seconds - sum(parts.values())), 6),
+        }
+        if self.stop is not None:
+            report.update(stop=self.stop, stop_round=self.stop_round)
+        return report

@@ -1,6 +1,6 @@
 """The timing plan, decided in the worker: which input set each round uses, which timed calls are
 checked (drawn in secret, so a candidate cannot tell them from the others), fresh-input keys, and
-the stop rule. Pure functions of the spec and a seeded generator: tested without a worker."""
+the stop rule (eval/stop_rule.py). Pure functions of the spec and a seeded generator: tested without a worker."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from regrapht.eval.perturb import Bounds
+from regrapht.eval.stop_rule import stop_reason
 
 # After the first timed call, one checked call is drawn in secret from each window of timed rounds
 # (offsets from the first timed round): behaviour that changes on later calls is caught at calls a
@@ -75,23 +76,6 @@ class FreshInputs:
         )
 
 
-def within_set_rse(values: list[float], sets: list[int] | None = None) -> float:
-    """Relative standard error of the mean time, from the spread within each input set: input sets of
-    different cost (a power-law matrix's longest row) are a fixed effect, balanced by the set order,
-    not noise, and must not keep a precise measurement running to its time budget."""
-    x = np.asarray(values, dtype=np.float64)
-    groups = np.asarray(sets if sets else [0] * x.size)
-    kinds = np.unique(groups)
-    dof = x.size - kinds.size
-    if dof < 1:
-        return float("inf")
-    residual = x.copy()
-    for g in kinds:
-        residual[groups == g] -= x[groups == g].mean()
-    spread = np.sqrt(np.square(residual).sum() / dof)
-    return float(spread / np.sqrt(x.size) / max(x.mean(), 1e-12))
-
-
 def enough(
     samples: dict[str, dict[str, list[float]]],
     spec: dict[str, Any],
@@ -99,23 +83,9 @@ def enough(
     rounds: int,
     timed: int,
 ) -> bool:
-    """The stop rule: whether the timed rounds so far are enough (`rounds` rounds run, `timed` of
-    them timed, `elapsed` seconds since the timing began)."""
-    if rounds >= int(spec["max_rounds"]):
-        return True
-    if timed < int(spec["min_rounds"]):
-        # Slow kernels may stop short of min_rounds once over budget, never with fewer than
-        # `floor_rounds` (5 unless the spec says otherwise: a serial reference of seconds per call
-        # is a baseline known to a few percent after one call, and each call costs seconds).
-        return elapsed > float(spec["budget_s"]) and timed >= int(spec.get("floor_rounds", 5))
-    if elapsed > float(spec["budget_s"]):
-        return True
-    if elapsed < min(float(spec.get("min_s", 0.0)), float(spec["budget_s"])):
-        return False
-    for lib_samples in samples.values():
-        if within_set_rse(lib_samples["event"], lib_samples.get("set")) > float(spec["target_rse"]):
-            return False
-    return True
+    """Whether the timed rounds so far are enough (`rounds` rounds run, `timed` of them timed,
+    `elapsed` seconds since the timing began): eval/stop_rule.py says why."""
+    return stop_reason(samples, spec, elapsed, rounds, timed) is not None
 
 
 class CheckSchedule:

@@ -17,7 +17,7 @@ from regrapht.eval.protocol import Event
 from regrapht.eval.record import Evaluation, hierarchical_reward
 from regrapht.eval.reference import BenchReference, RefCase, perturbed_inputs
 from regrapht.eval.runner import WorkerOutcome
-from regrapht.eval.stats import speedup, summarize
+from regrapht.eval.stats import paired_ratio, speedup, summarize
 from regrapht.eval.verdicts import fmt_sizes, late_message
 from regrapht.tasks import Task, derive_seed, load_checker
 
@@ -138,6 +138,13 @@ class TimingJudge:
             ev.timings[lib] = {**summarize(s[primary], s["host"], s["event"]).to_dict(), "hold_s": hold_s}
         # Where the timed outputs were judged: in the worker's device memory, or from files.
         ev.timings["candidate"]["judged_on_device"] = any(c.get("judged_on_device") for c in timing["checks"])
+        # How many rounds the timing ran (warm-up and final included) and which rule stopped it
+        # (eval/stop_rule.py; none named: the final round came from the round limit or the budget
+        # of the first rule alone in an older worker).
+        loop = timing.get("loop") or {}
+        ev.timings["candidate"].update(
+            rounds=loop.get("rounds"), warmup_rounds=loop.get("warmup"), stop=loop.get("stop")
+        )
         # Whether every timed call saw inputs no earlier call had (and if not, why not).
         ev.timings["candidate"]["fresh_inputs"] = bench.fresh
         if not bench.fresh:
@@ -173,6 +180,10 @@ class TimingJudge:
         for lib in samples:
             if lib != "candidate":
                 ev.speedups[lib] = speedup(samples[lib][primary], cand_samples, lib, seed).to_dict()
+                # The same speedup from the rounds' paired ratios, per input set (information only).
+                ev.speedups[lib]["paired"] = paired_ratio(
+                    samples[lib][primary], cand_samples, samples["candidate"].get("set")
+                )
         self.roofline(ev, task, target)
         if ev.status == "correct":
             baseline = self.config.reward_baseline if self.config.reward_baseline in ev.speedups else "serial"

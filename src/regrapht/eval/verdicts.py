@@ -216,10 +216,23 @@ def phases(outcome: WorkerOutcome) -> dict[str, float]:
         phases["timing"] = timing["seconds"]
         if "check_s" in timing:
             phases["timing_checks"] = timing["check_s"]  # part of "timing"
-    if Event.DONE in stamps and (outcome.last(Event.HELLO) or {}).get("spare"):
-        # A spare's clock starts when its job arrives, as the parent's does: what follows its last
-        # message is the end of the process (its CUDA context) and the parent's reaping of it.
-        phases["exit"] = max(0.0, outcome.seconds - stamps[Event.DONE])
+        # The rest of "timing", split by the worker's loop (protocol.LoopReport): queuing each call's
+        # inputs, waiting for the device before it, the hold, the calls, and the rest of the rounds.
+        loop = timing.get("loop") or {}
+        for part in ("stage", "sync", "hold", "call", "rest"):
+            if isinstance(loop.get(f"{part}_s"), (int, float)):
+                phases[f"timing_{part}"] = loop[f"{part}_s"]
+    hello = outcome.last(Event.HELLO) or {}
+    wait = 0.0
+    if hello.get("spare") and isinstance(hello.get("ready_at"), (int, float)) and outcome.started_at:
+        # A job handed to a spare still making its CUDA context waits for it: the spare's clock starts
+        # only then, so without this the wait would show as the end of the worker's time ("exit").
+        wait = min(max(0.0, float(hello["ready_at"]) - outcome.started_at), outcome.seconds)
+        phases["context_wait"] = wait
+    if Event.DONE in stamps and hello.get("spare"):
+        # A spare's clock starts when it reads its job: what follows its last message, less the wait
+        # for its context, is the parent's ending of it (its teardown is reaped in the background).
+        phases["exit"] = max(0.0, outcome.seconds - stamps[Event.DONE] - wait)
     return {k: round(v, 4) for k, v in phases.items()}
 
 

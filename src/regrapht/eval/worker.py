@@ -23,7 +23,8 @@ import numpy as np
 
 from regrapht.eval.perturb import Bounds
 from regrapht.eval.protocol import OPEN_CONTEXT, Event, read_timing_reply
-from regrapht.eval.timing_plan import CHECK_WINDOWS, FreshInputs, enough, set_sequence, within_set_rse
+from regrapht.eval.stop_rule import within_set_rse
+from regrapht.eval.timing_plan import CHECK_WINDOWS, FreshInputs, enough, set_sequence
 from regrapht.eval.worker_memory import STAGE_BYTES, STAGE_SLOTS, DeviceMemory, HostMemory, late_elements
 
 # Re-exported: the worker's memory and timing plan were part of this module.
@@ -100,6 +101,7 @@ class Worker:
         # rounds read their inputs where they are staged instead of copying them in.
         self.trusted = bool(job.get("trusted"))
         self.mapped_files: dict[Path, np.ndarray] = {}
+        self.ready_at: float | None = None  # a spare's: when it was ready for its job (await_job)
 
     # ---- setup -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -107,6 +109,8 @@ class Worker:
         if self.rt is not None:
             if self.ready:
                 info["context_s"], info["spare"] = self.ready[1], True
+                if self.ready_at is not None:
+                    info["ready_at"] = self.ready_at
             else:
                 t0 = time.perf_counter()
                 self.rt.init(0)
@@ -369,11 +373,14 @@ class Worker:
 FRESH_IMAGE = "fresh"  # the spare's CUDA start-up failed: the job gets a fresh process image
 
 
-def await_job(libcudart: str) -> tuple[str, Any]:
+def await_job(libcudart: str) -> tuple[str, Any, float]:
     """A spare worker starts Python before any job exists, and its CUDA context when the parent
     says so (OPEN_CONTEXT: the running candidate's measurement is over), so the next candidate waits
-    for neither; its job's path then arrives as one line on stdin."""
+    for neither; its job's path then arrives as one line on stdin. Also returns when (CLOCK_MONOTONIC,
+    shared with the parent) the spare was ready for its job: a job sent before that waited for the
+    spare's context, on its worker's time."""
     ready = None
+    ready_at = time.monotonic()
     line = sys.stdin.readline().strip()
     if line == OPEN_CONTEXT:
         if libcudart:
@@ -386,17 +393,18 @@ def await_job(libcudart: str) -> tuple[str, Any]:
                 ready = (rt, time.perf_counter() - t0)
             except Exception:
                 ready = FRESH_IMAGE
+        ready_at = time.monotonic()
         line = sys.stdin.readline().strip()
     if not line:  # the parent closed without a job: nothing ran
         os._exit(0)
-    return line, ready
+    return line, ready, ready_at
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    ready = None
+    ready, ready_at = None, None
     if argv[0] == "--spare":
-        job_path, ready = await_job(argv[2] if len(argv) > 2 else "")
+        job_path, ready, ready_at = await_job(argv[2] if len(argv) > 2 else "")
         if ready is FRESH_IMAGE:
             # A runtime that failed to start (say, while a previous candidate held all GPU memory)
             # may stay failed for the life of the process. The job must not inherit that: run it in
@@ -406,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     job = json.loads(Path(argv[0]).read_text())
     channel = Channel(int(argv[1]))
     worker = Worker(job, channel, ready if job["uses_cuda"] else None)
+    worker.ready_at = ready_at
     try:
         worker.start()
         if not worker.confine():
