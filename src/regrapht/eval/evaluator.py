@@ -98,6 +98,9 @@ class Evaluator:
             self.config, self.secret, self.compiler, self.jobs, self._quiet, lambda: self._batches > 0
         )
         self._batches = 0  # evaluate_many calls in progress: their serial timings are settled at the end
+        # An open batch (open_batch): several evaluate_many calls whose baselines close_batch settles.
+        self._open = 0
+        self._deferred: list[tuple[list[Prepared], list[Evaluation]]] = []
         self._timed: dict[int, list[float]] = {}  # id(record) -> its candidate's samples, within a batch
         self.sandbox_policy = SandboxPolicy(self.config)
         self.candidates = CandidateRunner(
@@ -170,25 +173,65 @@ class Evaluator:
         prepared = [self.prepare(task, source, target, {}) for task, source, target in items]
         self._batches += 1
         results: list[Evaluation | None] = [None] * len(prepared)
+        deferred = False
         try:
             self.prefetch([task for task, _, _ in items], threads=self.config.reference_threads)
             left = Counter(task.instance_key for task, _, _ in items)
             pending = list(range(len(prepared)))
             while pending:
+                began = time.perf_counter()
                 i = self.next_runnable(prepared, pending)
+                # The device idles (nothing held) while no pending item has its compiles done.
+                compile_wait = time.perf_counter() - began
                 pending.remove(i)
                 p = prepared[i]
                 results[i] = self.finish(p)
+                results[i].seconds["compile_wait"] = round(compile_wait, 4)  # type: ignore[union-attr]
                 left[p.task.instance_key] -= 1
                 if left[p.task.instance_key] == 0:
                     self.release(p.task)
             assert all(r is not None for r in results)  # every item ran exactly once
-            self._settle_serial_baselines(prepared, results)  # type: ignore[arg-type]
+            deferred = self._open > 0
+            if deferred:
+                self._deferred.append((prepared, results))  # type: ignore[arg-type]
+            else:
+                self._settle_serial_baselines(prepared, results)  # type: ignore[arg-type]
+        finally:
+            self._batches -= 1
+            if not deferred:
+                for r in results:
+                    self._timed.pop(id(r), None)
+        return results  # type: ignore[return-value]
+
+    def open_batch(self) -> None:
+        """Open a batch that spans several `evaluate_many` calls, as a device pool's lane runs its
+        share of one pool batch. Until `close_batch`, bench builds time their serial reference in
+        turns, as inside one call (none takes a quiet section that would stop this lane's device
+        between calls), and each call leaves its serial baselines to `close_batch` instead of
+        settling them at its end: a settle there idled the lane's device, discarded its spare, and
+        was timed beside the other lanes' work, so it was neither quiet nor kept."""
+        self._open += 1
+        self._batches += 1
+
+    def close_batch(self) -> list[Evaluation]:
+        """End what `open_batch` opened: the serial baselines of every call since then are settled
+        now, alone, as one `evaluate_many` settles its own at its end (a pool closes its lanes one
+        after another, every lane idle). Returns the records restated with a settled baseline."""
+        if self._open == 0:
+            return []
+        self._open -= 1
+        if self._open:
+            return []
+        deferred, self._deferred = self._deferred, []
+        prepared = [p for batch, _ in deferred for p in batch]
+        results = [r for _, batch in deferred for r in batch]
+        try:
+            self._settle_serial_baselines(prepared, results)
         finally:
             self._batches -= 1
             for r in results:
                 self._timed.pop(id(r), None)
-        return results  # type: ignore[return-value]
+        return [r for r in results if "serial_settle" in r.seconds]
 
     def _settle_serial_baselines(self, prepared: list[Prepared], results: list[Evaluation]) -> None:
         """The batch's quiet moment. During a batch, a task without a kept serial baseline is timed
@@ -341,6 +384,8 @@ class Evaluator:
             run = self.run_candidate(task, p.target, libs, tests, hold)
             ev.sandbox = run.sandbox
             ev.seconds["worker"] = run.outcome.seconds
+            # The worker waited on this process's answers (bench_wait and judge_stage among them).
+            ev.seconds["parent_reply"] = round(run.outcome.reply_s, 4)
             ev.integrity += run.outcome.notes  # an earlier worker that could not be reaped
             ev.seconds.update(verdicts.phases(run.outcome))
             ev.seconds.update(run.waits)  # the parent's share of "bench_setup"

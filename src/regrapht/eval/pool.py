@@ -88,6 +88,8 @@ class DevicePool:
         self.restarts: dict[str, int] = {}  # lane name -> times it was started again
         self.taken: list[tuple[str, str, str]] = []  # (lane, from lane, task id) per task group one lane took from another
         self._restart = restart
+        # The last batch's counters per lane (eval/spread.py): calls, items, busy_s, settle_s, idle_s.
+        self.lane_stats: dict[str, Any] = {}
         self._home: dict[str, str] = {}  # task key -> its lane
         self._keys: dict[int, tuple[Task, str]] = {}
 
