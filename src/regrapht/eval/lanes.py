@@ -159,6 +159,10 @@ def _sendable(exc: BaseException) -> BaseException:
 
 def _serve(conn: Any, spec: LaneSpec, config: EvalConfig) -> None:
     os.environ.update(spec.environment())  # before anything here can touch CUDA
+    if spec.cores:
+        # Inherited by every process the lane starts: compiles, reference runs, candidate workers.
+        with contextlib.suppress(AttributeError, OSError):
+            os.sched_setaffinity(0, spec.cores)
     from regrapht.eval import toolchain
 
     toolchain.gpus.cache_clear()

@@ -32,7 +32,7 @@ from typing import Any
 
 from regrapht.eval import toolchain
 from regrapht.eval.config import EvalConfig
-from regrapht.eval.devices import LaneSpec, lanes_for, machine_name
+from regrapht.eval.devices import LaneSpec, lanes_for, machine_name, split_cores
 from regrapht.eval.lanes import (
     Item,
     Lane,
@@ -52,6 +52,14 @@ __all__ = ["DevicePool", "PoolExhausted", "assign", "lost_record", "open_evaluat
 
 GIVE_UP_AFTER = 2  # lanes a candidate may bring down while running alone before it is judged for it
 RESTARTS = 3  # a local lane that died is started again this many times at most
+
+
+def usable_core_set() -> set[int]:
+    """The cores this process may run on (its affinity), which its lanes divide between them."""
+    try:
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux: nothing to pin to
+        return set()
 
 
 def pool_config(config: EvalConfig | None, lanes: int) -> EvalConfig:
@@ -96,6 +104,8 @@ class DevicePool:
     @classmethod
     def local(cls, config: EvalConfig | None, specs: Sequence[LaneSpec], **kwargs: Any) -> DevicePool:
         shared = pool_config(config, len(specs))
+        if shared.pin_lanes:
+            specs = split_cores(list(specs), usable_core_set())
         lanes: list[Lane] = []
         try:
             for spec in specs:
