@@ -235,17 +235,21 @@ class Batch:
             lane.post(open_batch)  # before its builds ahead: they must not time in a quiet section
             self.opened[id(lane)] = lane
             self.returned[id(lane)] = []
-        self._send_ahead(lane)
+        self._send_ahead(lane, positions)
         self.busy[lane.name] = positions
         threading.Thread(
             target=self._work, args=(lane, positions), name=f"regrapht-pool-{lane.name}", daemon=True
         ).start()
 
-    def _send_ahead(self, lane: Lane) -> None:
+    def _send_ahead(self, lane: Lane, positions: list[int]) -> None:
         """The compiles and bench builds of the lane's next LOOKAHEAD groups, posted before its call
-        (a lane reads its messages in order: they start as the call does, and run beside it)."""
+        (a lane reads its messages in order: they start as the call does, and run beside it). The
+        call's own groups go first where they were not sent ahead (a lane's first call, a group
+        taken from another lane): the compile pool and the build threads take work in the order it
+        comes, and the call's candidates must not queue behind the next groups' compiles."""
         sent = self.ahead.setdefault(lane.name, set())
-        upcoming = [g for g in list(self.queues.get(lane.name, ()))[:LOOKAHEAD] if self.keys[g[0]] not in sent]
+        ahead = task_groups(positions, self.keys) + list(self.queues.get(lane.name, ()))[:LOOKAHEAD]
+        upcoming = [g for g in ahead if self.keys[g[0]] not in sent]
         if not upcoming:
             return
         items = [self.items[i] for group in upcoming for i in group]
