@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from regrapht.eval import Evaluation, Evaluator
+from regrapht.eval import EvalConfig, Evaluation, Evaluator
 from regrapht.eval.devices import (
     LaneSpec,
     LaneSpecError,
@@ -265,6 +265,12 @@ def test_lanes_share_the_cores_this_process_may_use_not_the_hosts(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5}, raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
     assert pool_config(None, 2).jobs == 3
+
+
+def test_lanes_share_the_memory_kept_for_bench_data():
+    one = EvalConfig().reference_cache_bytes()
+    assert pool_config(None, 4).reference_cache_bytes() == max(2 << 30, one // 4)
+    assert pool_config(EvalConfig(reference_cache_gib=3.0), 4).reference_cache_gib == 3.0  # as given
 
 
 # ---- each lane's own cores -------------------------------------------------------------------------

@@ -63,13 +63,17 @@ def usable_core_set() -> set[int]:
 
 
 def pool_config(config: EvalConfig | None, lanes: int) -> EvalConfig:
-    """The configuration every lane shares: one secret (the same inputs on every lane), and the
-    machine's cores divided between the lanes' compile pools."""
+    """The configuration every lane shares: one secret (the same inputs on every lane), the
+    machine's cores divided between the lanes' compile pools, and its memory for kept bench data
+    between the lanes' caches."""
     config = dataclasses.replace(config or EvalConfig())
     if config.secret is None:
         config.secret = os.urandom(32)
     if config.jobs is None:
         config.jobs = max(1, toolchain.usable_cores() // max(1, lanes))
+    if config.reference_cache_gib is None:
+        # Each lane keeps its own tasks' bench data: the machine's quarter is shared, not taken per lane.
+        config.reference_cache_gib = max(2 << 30, EvalConfig().reference_cache_bytes() // max(1, lanes)) / (1 << 30)
     return config
 
 
