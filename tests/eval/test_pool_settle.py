@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from regrapht.eval import Evaluation, Evaluator
-from regrapht.eval.devices import lanes_for
-from regrapht.eval.lanes import LaneDied
+from regrapht.eval.devices import LaneSpec, lanes_for
+from regrapht.eval.lanes import LaneDied, LaneState, close_batch, evaluate_batch, open_batch
 from regrapht.eval.pool import DevicePool, pool_config
 from regrapht.tasks import load_task
 from tests.eval.conftest import HERE, candidate, quick_config
@@ -44,6 +44,20 @@ def test_an_open_batch_settles_every_calls_baselines_at_its_close(tmp_path, buil
         # Closed, a batch settles at its own end again.
         [alone] = evaluator.evaluate_many([(vec_scale, candidate("correct.cpp"), "cpu")])
         assert "serial_settle" in alone.seconds
+
+
+def test_a_lane_left_in_a_batch_closes_it_before_the_next_opens(tmp_path, build_cache, vec_scale):
+    state = LaneState(LaneSpec("cpu0"), _config(tmp_path, build_cache))
+    try:
+        open_batch(state)
+        [ev] = evaluate_batch(state, [(vec_scale, candidate("correct.cpp"), "cpu")])
+        assert "serial_settle" not in ev.seconds
+        open_batch(state)  # the driver of the first batch raised before closing it
+        assert close_batch(state) == []  # the second batch ran nothing
+        [alone] = state.evaluator.evaluate_many([(vec_scale, candidate("correct.cpp"), "cpu")])
+        assert "serial_settle" in alone.seconds  # no batch is left open: it settled at its own end
+    finally:
+        state.close()
 
 
 class RestatingLane:

@@ -102,7 +102,10 @@ def evaluate_batch(state: LaneState, items: list[Item]) -> list[Evaluation | Exc
 
 def open_batch(state: LaneState) -> None:
     """A pool batch begins: the lane's calls until `close_batch` are one batch to its evaluator
-    (`Evaluator.open_batch`), their serial baselines settled once, at the end."""
+    (`Evaluator.open_batch`), their serial baselines settled once, at the end. One left open by a
+    batch that never closed (its driver raised) is closed first: batches never nest."""
+    if state._returned is not None:
+        state.evaluator.close_batch()
     state.evaluator.open_batch()
     state._returned = []
 

@@ -30,6 +30,7 @@ sharing between lanes, and what happens to a lane's work when it dies.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import queue
 import threading
@@ -155,6 +156,31 @@ class Batch:
             for i in positions:
                 pool._home.setdefault(self.keys[i], lane_name)
         began = time.perf_counter()
+        try:
+            self._run_calls()
+        except Exception:
+            with contextlib.suppress(Exception):
+                self._close()  # no lane stays in a batch that will never close
+            raise
+        self._close()
+        wall = time.perf_counter() - began
+        for stats in self.stats.values():
+            stats["idle_s"] = max(0.0, wall - stats["busy_s"] - stats["settle_s"])
+        pool.lane_stats = {"wall_s": wall, "lanes": {k: {n: round(v, 4) for n, v in st.items()} for k, st in self.stats.items()}}
+        unfinished = [i for i, r in enumerate(self.results) if r is None]
+        if unfinished:
+            names = ", ".join(sorted({self.items[i][0].id for i in unfinished}))
+            raise PoolExhausted(
+                f"every lane of the pool has died with {len(unfinished)} of {len(self.items)} evaluations "
+                f"unfinished (tasks {names}): " + "; ".join(pool.deaths)
+            )
+        for r in self.results:
+            if isinstance(r, Exception):
+                raise r  # as Evaluator.evaluate_many does (ReferenceError: a broken task)
+        return self.results  # type: ignore[return-value]
+
+    def _run_calls(self) -> None:
+        """Hand out calls until every lane's queue is empty and no call is in flight."""
         self._dispatch()
         while self.busy:
             lane, positions, out, died, seconds, returned = self.events.get()
@@ -174,22 +200,6 @@ class Batch:
                 self.opened.pop(id(lane), None)
                 self._lost(lane, positions, died)
             self._dispatch()
-        self._close()
-        wall = time.perf_counter() - began
-        for stats in self.stats.values():
-            stats["idle_s"] = max(0.0, wall - stats["busy_s"] - stats["settle_s"])
-        pool.lane_stats = {"wall_s": wall, "lanes": {k: {n: round(v, 4) for n, v in st.items()} for k, st in self.stats.items()}}
-        unfinished = [i for i, r in enumerate(self.results) if r is None]
-        if unfinished:
-            names = ", ".join(sorted({self.items[i][0].id for i in unfinished}))
-            raise PoolExhausted(
-                f"every lane of the pool has died with {len(unfinished)} of {len(self.items)} evaluations "
-                f"unfinished (tasks {names}): " + "; ".join(pool.deaths)
-            )
-        for r in self.results:
-            if isinstance(r, Exception):
-                raise r  # as Evaluator.evaluate_many does (ReferenceError: a broken task)
-        return self.results  # type: ignore[return-value]
 
     def _stats(self, lane: Lane) -> dict[str, float]:
         return self.stats.setdefault(lane.name, {"calls": 0, "items": 0, "busy_s": 0.0, "settle_s": 0.0})
