@@ -290,9 +290,9 @@ def test_lanes_get_disjoint_even_shares_nearest_their_gpu_first():
     # Unknown nodes: even shares in order; an odd count gives the first lane the extra core.
     plain = split_cores(specs, {0, 1, 2, 3, 4}, local=lambda gpu: set())
     assert [s.cores for s in plain] == [(0, 1, 2), (3, 4)]
-    # CPU lanes split the same way; fewer cores than lanes, or one lane: left unpinned.
-    assert [s.cores for s in split_cores([LaneSpec("cpu0"), LaneSpec("cpu1")], {4, 5})] == [(4,), (5,)]
+    # Fewer cores than lanes, one lane, or CPU lanes (their candidates time on the cores): unpinned.
     assert [s.cores for s in split_cores(specs, {0}, local=lambda gpu: set())] == [None, None]
+    assert [s.cores for s in split_cores([LaneSpec("cpu0"), LaneSpec("cpu1")], {4, 5})] == [None, None]
     assert split_cores(specs[:1], set(range(8)))[0].cores is None
 
 
@@ -306,7 +306,9 @@ def test_each_local_lane_runs_on_its_own_cores(build_cache, monkeypatch):
     monkeypatch.setattr(pool_module, "usable_core_set", lambda: set(sorted(os.sched_getaffinity(0))[:2]))
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs two cores")
-    with DevicePool.local(quick_config(build_cache), lanes_for("cpu", None, 2)) as pool:
+    # Two GPU lanes on a machine without GPUs: nothing in them touches CUDA here.
+    gpus = [GpuInfo("H100", "9.0", "580", 80000, i, f"GPU-{i}") for i in range(2)]
+    with DevicePool.local(quick_config(build_cache), [LaneSpec(f"gpu{i}", g) for i, g in enumerate(gpus)]) as pool:
         seen = [lane.call(lane_affinity) for lane in pool.lanes]
     first, second = sorted(os.sched_getaffinity(0))[:2]
     assert seen == [[first], [second]]

@@ -190,8 +190,10 @@ def split_cores(specs: list[LaneSpec], allowed: set[int], local=gpu_local_cores)
     divide, each taken first from its GPU's own NUMA node where the host says which that is. A
     lane's compiles, bench builds, serial timings and workers then run on its cores alone: two lanes
     on 32 cores work as two one-GPU runs on 16 cores each, and a lane's inputs and CUDA context sit
-    in the memory next to its GPU. Fewer cores than lanes: the lanes are left unpinned."""
-    if len(specs) < 2 or len(allowed) < len(specs):
+    in the memory next to its GPU. Fewer cores than lanes: the lanes are left unpinned. So are CPU
+    lanes: their candidates time on the cores, and a share would change what every timing of the
+    machine (filed by its CPU model and core count) measures."""
+    if len(specs) < 2 or len(allowed) < len(specs) or any(spec.gpu is None for spec in specs):
         return list(specs)
     base, extra = divmod(len(allowed), len(specs))
     free = sorted(allowed)
