@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from regrapht.eval import sandbox, screen, symbols, toolchain, verdicts
-from regrapht.eval.batch import Prepared, next_runnable, settle_serial_baselines
+from regrapht.eval.batch import BatchSpan, Prepared, next_runnable, settle_serial_baselines
 from regrapht.eval.bench_cache import BenchCache, build_order
 from regrapht.eval.candidates import CandidateRun, CandidateRunner, SandboxPolicy, SandboxUnavailable
 from regrapht.eval.compile import Compiler, CompileResult, Kind
@@ -98,9 +98,7 @@ class Evaluator:
             self.config, self.secret, self.compiler, self.jobs, self._quiet, lambda: self._batches > 0
         )
         self._batches = 0  # evaluate_many calls in progress: their serial timings are settled at the end
-        # An open batch (open_batch): several evaluate_many calls whose baselines close_batch settles.
-        self._open = 0
-        self._deferred: list[tuple[list[Prepared], list[Evaluation]]] = []
+        self._span = BatchSpan()  # open_batch: several evaluate_many calls, settled at close_batch
         self._timed: dict[int, list[float]] = {}  # id(record) -> its candidate's samples, within a batch
         self.sandbox_policy = SandboxPolicy(self.config)
         self.candidates = CandidateRunner(
@@ -191,10 +189,8 @@ class Evaluator:
                 if left[p.task.instance_key] == 0:
                     self.release(p.task)
             assert all(r is not None for r in results)  # every item ran exactly once
-            deferred = self._open > 0
-            if deferred:
-                self._deferred.append((prepared, results))  # type: ignore[arg-type]
-            else:
+            deferred = self._span.add(prepared, results)  # type: ignore[arg-type]
+            if not deferred:
                 self._settle_serial_baselines(prepared, results)  # type: ignore[arg-type]
         finally:
             self._batches -= 1
@@ -204,27 +200,19 @@ class Evaluator:
         return results  # type: ignore[return-value]
 
     def open_batch(self) -> None:
-        """Open a batch that spans several `evaluate_many` calls, as a device pool's lane runs its
-        share of one pool batch. Until `close_batch`, bench builds time their serial reference in
-        turns, as inside one call (none takes a quiet section that would stop this lane's device
-        between calls), and each call leaves its serial baselines to `close_batch` instead of
-        settling them at its end: a settle there idled the lane's device, discarded its spare, and
-        was timed beside the other lanes' work, so it was neither quiet nor kept."""
-        self._open += 1
+        """Open a batch of several `evaluate_many` calls (a pool lane's share of a pool batch, see
+        eval/spread.py): until `close_batch`, builds time the serial reference in turns, as inside
+        one call, and no call settles its serial baselines at its end."""
+        self._span.depth += 1
         self._batches += 1
 
     def close_batch(self) -> list[Evaluation]:
-        """End what `open_batch` opened: the serial baselines of every call since then are settled
-        now, alone, as one `evaluate_many` settles its own at its end (a pool closes its lanes one
-        after another, every lane idle). Returns the records restated with a settled baseline."""
-        if self._open == 0:
+        """Settle, alone, the serial baselines of every call since `open_batch`, as one call settles
+        its own at its end; the records restated."""
+        closed = self._span.close()
+        if closed is None:
             return []
-        self._open -= 1
-        if self._open:
-            return []
-        deferred, self._deferred = self._deferred, []
-        prepared = [p for batch, _ in deferred for p in batch]
-        results = [r for _, batch in deferred for r in batch]
+        prepared, results = closed
         try:
             self._settle_serial_baselines(prepared, results)
         finally:
