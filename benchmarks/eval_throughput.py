@@ -60,14 +60,23 @@ FIXED_TASKS = [
 ]
 
 
-MIXES = ("throughput", "clean")
-STOP_RULES = ("interval", "rse")  # clean: the throughput mix without its syntax error
+MIXES = ("throughput", "clean")  # clean: the throughput mix without its syntax error
+STOP_RULES = ("interval", "rse")
 
 
-def variants(source: str, mix: str = "throughput") -> list[tuple[str, str]]:
+def variants(source: str, mix: str = "throughput", copies: int = 1) -> list[tuple[str, str]]:
     """naive.cu and four edits of it: two launch configurations (only where the 1D launch idiom
     `(n + 255) / 256, 256` makes that a safe edit), a recompiled duplicate, and a syntax error (left
-    out of the clean mix)."""
+    out of the clean mix). With `copies` above 1, the mix again that many times, each copy's texts
+    with a comment of their own, so each is compiled and judged anew (more candidates per task: the
+    per-task and start-up costs weigh less against the per-candidate work a lane scales)."""
+    one = _variants(source, mix)
+    return one + [
+        (f"{label}_copy{k}", text + f"\n// copy {k} of the mix\n") for k in range(1, copies) for label, text in one
+    ]
+
+
+def _variants(source: str, mix: str) -> list[tuple[str, str]]:
     out = [("naive", source)]
     for size in (128, 512):
         changed = re.sub(r"\+\s*255\s*\)\s*/\s*256", f"+ {size - 1}) / {size}", source)
@@ -108,12 +117,13 @@ def throughput(
     lanes: str | None = None,
     copy_store: bool = False,
     stop_rule: str = "interval",
+    copies: int = 1,
 ) -> dict:
     """One throughput run. `lanes`: None for the Evaluator in this process (as before the device
     pool), else a GPU list (cuda, as --gpus) or a CPU lane count (cpu) for the pool."""
     sandbox, fresh, baselines = MODES[mode]
-    items = [(task, code, target) for task in tasks for _, code in variants(_source(task, target), mix)]
-    labels = [(task.id, label) for task in tasks for label, _ in variants(_source(task, target), mix)]
+    items = [(task, code, target) for task in tasks for _, code in variants(_source(task, target), mix, copies)]
+    labels = [(task.id, label) for task in tasks for label, _ in variants(_source(task, target), mix, copies)]
     with tempfile.TemporaryDirectory() as cache:
         config = EvalConfig(cache_dir=cache, reference_threads=reference_threads, sandbox=sandbox)
         config.timing_config.fresh_inputs = fresh
@@ -137,6 +147,7 @@ def throughput(
         with opened as evaluator:
             results = evaluator.evaluate_many(items)
             taken = [list(t) for t in getattr(evaluator, "taken", [])]  # task groups lanes took from each other
+            pool_lanes = dict(getattr(evaluator, "lane_stats", {}))
         wall = time.perf_counter() - start
     state = "cold compile cache; serial baselines " + (
         f"from a copy of {serial_store} made before the runs (kept ones reused, none added)"
@@ -176,6 +187,7 @@ def throughput(
         row["gpu_index"] = r.fingerprint.get("gpu_index")
     tag = f"{target}_{reference_threads}_{mode}" + (f"_{mix}" if mix != "throughput" else "")
     tag += "_rse" if stop_rule != "interval" else ""
+    tag += f"_x{copies}" if copies > 1 else ""
     tag += f"_lanes{lanes.replace(',', '-')}" if lanes is not None else ""
     path, repeat = out / f"throughput_rows_{tag}.json", 1
     while path.exists():  # a list given twice in one call: one file per run
@@ -183,6 +195,10 @@ def throughput(
         path = out / f"throughput_rows_{tag}_run{repeat}.json"
     path.write_text(json.dumps(rows, indent=1))
     builds = {r.task_id: r.seconds["bench_build"] for r in results if "bench_build" in r.seconds}
+    # The batch's end settles each task's serial baseline alone (every lane idle): a cost per task
+    # and host, the same for one GPU or several, which no number of GPUs shortens.
+    settle_s = sum({r.task_id: r.seconds["serial_settle"] for r in results if "serial_settle" in r.seconds}.values())
+    before_settle = max(1e-9, wall - settle_s)
     return {
         "target": target,
         "reference_threads": reference_threads,
@@ -201,13 +217,17 @@ def throughput(
         "wall_s": wall,
         "worker_s": worker_s,
         "spare_startup_s": ahead_s,
+        "copies": copies,
         "evals_per_minute_wall": 60 * len(items) / wall,
+        "settle_s": round(settle_s, 3),
+        "evals_per_minute_wall_before_settle": 60 * len(items) / before_settle,
         "evals_per_gpu_minute": 60 * len(items) / worker_s if worker_s else None,
         # The wall time of every GPU the run held: what a multi-GPU run is charged for its GPUs.
         "gpus": gpus_used,
         "evals_per_gpu_minute_wall": 60 * len(items) / wall / max(1, gpus_used),
         "phases": phase_breakdown(results),
         "loop": loop_breakdown(results),
+        "lanes_report": lane_report(results, wall, pool_lanes),
         "groups_taken": taken,
         "state": state,
         "statuses": statuses,
@@ -304,6 +324,41 @@ def format_loop(b: dict) -> str:
     )
 
 
+def lane_report(results: list, wall: float, pool_lanes: dict) -> dict:
+    """Per lane (\"in process\" for the Evaluator here): its candidates, the seconds its workers held
+    its GPU, and what it waited on without holding it: compiles not done (compile_wait, the device
+    idle), its task's bench data (bench_wait, held), the parent's answers to its workers' messages
+    (parent_reply, held; bench_wait and judge_stage among them); then the pool's own counters
+    (calls, busy_s in calls, settle_s at the batch's end, idle_s with nothing to run)."""
+    lanes: dict[str, dict] = {}
+    for r in results:
+        lane = lanes.setdefault(str(r.fingerprint.get("lane") or "in process"), {
+            "candidates": 0, "workers": 0, "worker_s": 0.0, "compile_wait_s": 0.0, "bench_wait_s": 0.0,
+            "parent_reply_s": 0.0})
+        lane["candidates"] += 1
+        lane["workers"] += 1 if r.seconds.get("worker") else 0
+        for key, field in (("worker_s", "worker"), ("compile_wait_s", "compile_wait"),
+                           ("bench_wait_s", "bench_wait"), ("parent_reply_s", "parent_reply")):
+            lane[key] += r.seconds.get(field, 0.0)
+    for name, lane in lanes.items():
+        for key in ("worker_s", "compile_wait_s", "bench_wait_s", "parent_reply_s"):
+            lane[key] = round(lane[key], 3)
+        lane["gpu_idle_s"] = round(max(0.0, wall - lane["worker_s"]), 3)  # no worker of its own running
+        lane.update(pool_lanes.get("lanes", {}).get(name, {}))
+    return lanes
+
+
+def format_lanes(report: dict) -> str:
+    return "; ".join(
+        f"{name}: {lane['candidates']} candidates, workers {lane['worker_s']:.1f} s, GPU idle {lane['gpu_idle_s']:.1f} s, "
+        f"compile wait {lane['compile_wait_s']:.1f} s, bench wait {lane['bench_wait_s']:.1f} s, "
+        f"parent replies {lane['parent_reply_s']:.1f} s"
+        + (f", calls {lane['calls']}, in calls {lane['busy_s']:.1f} s, settling {lane['settle_s']:.1f} s, "
+           f"nothing to run {lane['idle_s']:.1f} s" if "calls" in lane else "")
+        for name, lane in report.items()
+    )
+
+
 def format_breakdown(b: dict) -> str:
     held = b["held_per_candidate_s"]
     parts = ", ".join(f"{k} {held[k]:.3f}" for k in HELD_PHASES if held[k] >= 0.0005)
@@ -321,22 +376,24 @@ def scaling(runs: list[dict]) -> list[str]:
     groups: dict[tuple, dict[str, list[dict]]] = {}
     for t in runs:
         if t["lanes"] is not None:
-            key = (t["mix"], t["mode"], t["reference_threads"], t.get("stop_rule", "interval"))
+            key = (t["mix"], t["mode"], t["reference_threads"], t.get("stop_rule", "interval"), t.get("copies", 1))
             groups.setdefault(key, {}).setdefault(t["lanes"], []).append(t)
     lines = []
-    for (mix, mode, threads, rule), pools in groups.items():
+    for (mix, mode, threads, rule, copies), pools in groups.items():
         rates = {lanes: [t["evals_per_minute_wall"] for t in ts] for lanes, ts in pools.items()}
         base_lanes = next(iter(rates))
         base = sum(rates[base_lanes]) / len(rates[base_lanes])
+        unsettled = {lanes: sum(t["evals_per_minute_wall_before_settle"] for t in ts) / len(ts) for lanes, ts in pools.items()}
         for lanes, ts in pools.items():
             mean = sum(rates[lanes]) / len(rates[lanes])
             names = ", ".join(ts[0]["lane_names"]) or "in process"
             per_gpu = sum(t["evals_per_gpu_minute_wall"] for t in ts) / len(ts)
             held = sum(t["phases"]["held_per_candidate_s"]["held"] for t in ts) / len(ts)
             lines.append(
-                f"{mix} mix, {mode}, {rule} stop, {threads} bench-data threads, lanes {lanes} ({names}): "
+                f"{mix} mix x{copies}, {mode}, {rule} stop, {threads} bench-data threads, lanes {lanes} ({names}): "
                 f"{mean:.1f} evaluations per wall minute (runs: {', '.join(f'{r:.1f}' for r in rates[lanes])}) "
-                f"= {mean / base:.2f}x lanes {base_lanes}; {per_gpu:.1f} per GPU-minute of wall time; "
+                f"= {mean / base:.2f}x lanes {base_lanes}; before the batch-end serial settle "
+                f"{unsettled[lanes]:.1f} = {unsettled[lanes] / unsettled[base_lanes]:.2f}x; {per_gpu:.1f} per GPU-minute of wall time; "
                 f"GPU held {held:.3f} s per candidate; task groups taken by idle lanes "
                 f"{', '.join(str(len(t['groups_taken'])) for t in ts)}; statuses {ts[0]['statuses']}"
             )
@@ -495,7 +552,16 @@ def main() -> None:
         default=None,
         help="cpu: CPU lane counts, one throughput run each through the device pool (e.g. 1 2).",
     )
+    parser.add_argument(
+        "--copies",
+        type=int,
+        default=1,
+        help="The mix this many times per task, each copy compiled and judged anew (default 1: 50 candidates "
+        "over the 10 tasks). More copies weigh start-up and per-task costs less in a scaling ratio.",
+    )
     args = parser.parse_args()
+    if args.copies < 1:
+        parser.error("--copies must be at least 1")
     if args.gpus and args.target != "cuda":
         parser.error("--gpus is for --target cuda; on the cpu target give --cpu-lanes")
     if args.cpu_lanes and args.target != "cpu":
@@ -521,7 +587,8 @@ def main() -> None:
                     for lanes in pools:
                         report["throughput"].append(
                             throughput(
-                                tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store, rule
+                                tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store, rule,
+                                args.copies,
                             )
                         )
                         # What is done survives a time limit that stops a later run.
@@ -529,7 +596,9 @@ def main() -> None:
                         t = report["throughput"][-1]
                         print(f"measured: {t['mix']} mix, {t['mode']}, {t['stop_rule']} stop, lanes {t['lanes'] or 'in process'}: "
                               f"{t['candidates']} candidates in {t['wall_s']:.1f} s = {t['evals_per_minute_wall']:.1f} "
-                              f"evaluations per wall minute; statuses {t['statuses']}; {t['state']}", flush=True)
+                              f"evaluations per wall minute ({t['evals_per_minute_wall_before_settle']:.1f} before the batch-end "
+                              f"serial settle of {t['settle_s']:.1f} s); statuses {t['statuses']}; {t['state']}\n"
+                              f"  lanes: {format_lanes(t['lanes_report'])}", flush=True)
         print(json.dumps(report["throughput"], indent=1), flush=True)
         for line in scaling(report["throughput"]):
             print(line)

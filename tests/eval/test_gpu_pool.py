@@ -59,3 +59,27 @@ def test_two_gpus_give_one_evaluators_verdicts_and_name_their_gpu(build_cache, v
         assert r.fingerprint["lane"] == f"gpu{r.fingerprint['gpu_index']}"
         if r.status == "correct":
             assert "naive" in r.speedups  # timed beside the candidate, in its lane, on its GPU
+
+
+def lane_affinity(state) -> list[int]:
+    return sorted(os.sched_getaffinity(0))
+
+
+@two_gpus
+def test_two_gpu_lanes_settle_at_the_batchs_end_on_cores_of_their_own(build_cache, vec_scale, tmp_path):
+    config = quick_config(build_cache, call_timeout_s=15.0, serial_store=str(tmp_path / "baselines.sqlite"))
+    config.timing_config.serial_max_median_error = 1e9
+    config.timing_config.serial_max_background = -1.0  # no timing is kept: the batch settles every task
+    with DevicePool.local(config, lanes_for("cuda", "0,1")) as pool:
+        cores = {lane.name: set(lane.call(lane_affinity)) for lane in pool.lanes}
+        spread = pool.evaluate_many(_items(vec_scale))
+        stats = pool.lane_stats
+    if len(os.sched_getaffinity(0)) >= 2:
+        first, second = cores.values()
+        assert first and second and not first & second
+    for r in spread:
+        if r.status == "correct":  # restated by its lane's close, at the pool batch's end
+            assert r.seconds["serial_settle"] > 0 and "restated_from" in r.timings["serial"]
+            assert r.fingerprint.get("lane_cores", len(os.sched_getaffinity(0))) == len(cores[r.fingerprint["lane"]])
+    assert sorted(stats["lanes"]) == sorted(cores)
+    assert all(lane["settle_s"] > 0 and lane["calls"] >= 1 for lane in stats["lanes"].values())

@@ -11,8 +11,16 @@ import time
 
 import pytest
 
-from regrapht.eval import Evaluation, Evaluator
-from regrapht.eval.devices import LaneSpec, LaneSpecError, gpu_lanes, lanes_for, parse_gpu_list
+from regrapht.eval import EvalConfig, Evaluation, Evaluator
+from regrapht.eval.devices import (
+    LaneSpec,
+    LaneSpecError,
+    gpu_lanes,
+    lanes_for,
+    parse_cpulist,
+    parse_gpu_list,
+    split_cores,
+)
 from regrapht.eval.lanes import LaneDied, LaneState, evaluate_batch
 from regrapht.eval.pool import DevicePool, PoolExhausted, assign, pool_config
 from regrapht.eval.toolchain import GpuInfo, visible
@@ -102,7 +110,10 @@ class ScriptedLane:
     def __init__(self, name: str, kills: set[str], log: list) -> None:
         self.name, self.kills, self.log, self.alive = name, kills, log, True
 
-    def call(self, fn, items):
+    def call(self, fn, *args):
+        if fn.__name__ == "close_batch":  # the batch's end: nothing to settle here
+            return []
+        [items] = args
         self.log.append((self.name, [source for _, source, _ in items]))
         if not self.alive or any(source in self.kills for _, source, _ in items):
             self.alive = False
@@ -254,3 +265,50 @@ def test_lanes_share_the_cores_this_process_may_use_not_the_hosts(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5}, raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
     assert pool_config(None, 2).jobs == 3
+
+
+def test_lanes_share_the_memory_kept_for_bench_data():
+    one = EvalConfig().reference_cache_bytes()
+    assert pool_config(None, 4).reference_cache_bytes() == max(2 << 30, one // 4)
+    assert pool_config(EvalConfig(reference_cache_gib=3.0), 4).reference_cache_gib == 3.0  # as given
+
+
+# ---- each lane's own cores -------------------------------------------------------------------------
+def test_a_kernel_cpu_list_is_read_and_a_bad_one_is_empty():
+    assert parse_cpulist("0-3,8,10-11\n") == {0, 1, 2, 3, 8, 10, 11}
+    assert parse_cpulist("0-3,x") == set() and parse_cpulist("") == set()
+
+
+def test_lanes_get_disjoint_even_shares_nearest_their_gpu_first():
+    gpus = [GpuInfo("H100", "9.0", "580", 80000, i, f"GPU-{i}") for i in range(2)]
+    specs = [LaneSpec("gpu0", gpus[0]), LaneSpec("gpu1", gpus[1])]
+    # GPU 0 sits on the node of cores 32-63, GPU 1 on 0-31; the pool may use 16-47.
+    near = {"GPU-0": set(range(32, 64)), "GPU-1": set(range(32))}
+    pinned = split_cores(specs, set(range(16, 48)), local=lambda gpu: near[gpu.uuid])
+    assert pinned[0].cores == tuple(range(32, 48)) and pinned[1].cores == tuple(range(16, 32))
+    assert pinned[0].fingerprint()["lane_cores"] == 16
+    # Unknown nodes: even shares in order; an odd count gives the first lane the extra core.
+    plain = split_cores(specs, {0, 1, 2, 3, 4}, local=lambda gpu: set())
+    assert [s.cores for s in plain] == [(0, 1, 2), (3, 4)]
+    # Fewer cores than lanes, one lane, or CPU lanes (their candidates time on the cores): unpinned.
+    assert [s.cores for s in split_cores(specs, {0}, local=lambda gpu: set())] == [None, None]
+    assert [s.cores for s in split_cores([LaneSpec("cpu0"), LaneSpec("cpu1")], {4, 5})] == [None, None]
+    assert split_cores(specs[:1], set(range(8)))[0].cores is None
+
+
+def lane_affinity(state) -> list[int]:
+    return sorted(os.sched_getaffinity(0))
+
+
+def test_each_local_lane_runs_on_its_own_cores(build_cache, monkeypatch):
+    from regrapht.eval import pool as pool_module
+
+    monkeypatch.setattr(pool_module, "usable_core_set", lambda: set(sorted(os.sched_getaffinity(0))[:2]))
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two cores")
+    # Two GPU lanes on a machine without GPUs: nothing in them touches CUDA here.
+    gpus = [GpuInfo("H100", "9.0", "580", 80000, i, f"GPU-{i}") for i in range(2)]
+    with DevicePool.local(quick_config(build_cache), [LaneSpec(f"gpu{i}", g) for i, g in enumerate(gpus)]) as pool:
+        seen = [lane.call(lane_affinity) for lane in pool.lanes]
+    first, second = sorted(os.sched_getaffinity(0))[:2]
+    assert seen == [[first], [second]]

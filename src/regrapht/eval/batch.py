@@ -30,6 +30,36 @@ class Prepared:
     started: float
 
 
+class BatchSpan:
+    """The `evaluate_many` calls of an open batch (`Evaluator.open_batch`), whose serial baselines
+    are settled together when it closes. `depth` counts opens not yet closed."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.prepared: list[Prepared] = []
+        self.results: list[Evaluation] = []
+
+    def add(self, prepared: list[Prepared], results: list[Evaluation]) -> bool:
+        """Keep a call's items for the close while a batch is open; False (nothing kept) when none is."""
+        if self.depth == 0:
+            return False
+        self.prepared += prepared
+        self.results += results
+        return True
+
+    def close(self) -> tuple[list[Prepared], list[Evaluation]] | None:
+        """One open closed: the kept items, once the outermost closes (None before, or when none
+        was open)."""
+        if self.depth == 0:
+            return None
+        self.depth -= 1
+        if self.depth:
+            return None
+        kept = self.prepared, self.results
+        self.prepared, self.results = [], []
+        return kept
+
+
 def next_runnable(
     prepared: list[Prepared],
     pending: list[int],

@@ -79,6 +79,9 @@ class EvalConfig:
     secret: bytes | None = None  # per-run secret for input seeds; random when None
     cache_dir: str | None = None
     jobs: int | None = None  # parallel compilations; all cores when None
+    # A device pool on this host gives each GPU lane's process its own share of the cores, nearest
+    # its GPU first (eval/devices.py `split_cores`), so lanes do not slow each other's host work.
+    pin_lanes: bool = True
     # Tasks whose bench data `evaluate_many` prepares at once, ahead of the device (their serial
     # timings take turns). Measured on an H100 host, 50 candidates over 10 tasks: 2 threads left
     # the device waiting 15-22 worker-seconds for bench data, 4 threads 12-15 (docs/benchmarks.md).

@@ -8,9 +8,11 @@ enumerate the host's GPUs in.
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from regrapht.eval import toolchain
 from regrapht.eval.toolchain import GpuInfo
@@ -26,6 +28,9 @@ class LaneSpec:
 
     name: str
     gpu: GpuInfo | None = None
+    # The cores the lane's process (its compiles, bench builds and workers with it) runs on; None:
+    # every core its parent may use (`split_cores`).
+    cores: tuple[int, ...] | None = None
 
     def environment(self) -> dict[str, str]:
         """What the lane's process sets before anything in it can touch CUDA."""
@@ -43,6 +48,8 @@ class LaneSpec:
     def fingerprint(self) -> dict[str, object]:
         """The lane and its GPU, added to every record it writes."""
         found: dict[str, object] = {"lane": self.name}
+        if self.cores:
+            found["lane_cores"] = len(self.cores)
         if self.gpu is not None:
             found.update(gpu=self.gpu.name, gpu_index=self.gpu.index, gpu_uuid=self.gpu.uuid or None)
         return found
@@ -140,3 +147,62 @@ def _numbered(lanes: list[LaneSpec]) -> list[LaneSpec]:
         seen[lane.name] = n + 1
         out.append(lane if n == 0 else LaneSpec(f"{lane.name}.{n}", lane.gpu))
     return out
+
+
+# ---- each lane's own cores ---------------------------------------------------------------------------
+def parse_cpulist(text: str) -> set[int]:
+    """A kernel CPU list ("0-15,32-47") as a set; an unreadable one is empty."""
+    cores: set[int] = set()
+    for part in text.strip().split(","):
+        lo, _, hi = part.strip().partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            return set()
+        cores.update(range(int(lo), int(hi or lo) + 1))
+    return cores
+
+
+@functools.cache
+def _bus_ids() -> dict[str, str]:
+    """GPU UUID -> PCI address as sysfs writes it (0000:18:00.0), from nvidia-smi; empty if unknown."""
+    out = toolchain._run(["nvidia-smi", "--query-gpu=uuid,pci.bus_id", "--format=csv,noheader"])
+    found = {}
+    for line in (out or "").splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) == 2 and parts[1].count(":") == 2:
+            found[parts[0]] = parts[1][-12:].lower()  # nvidia-smi pads the PCI domain to 8 digits
+    return found
+
+
+def gpu_local_cores(gpu: GpuInfo) -> set[int]:
+    """The cores nearest `gpu` (its PCI device's NUMA node), as the kernel lists them; empty when
+    unknown (no nvidia-smi address, no sysfs)."""
+    bus = _bus_ids().get(gpu.uuid)
+    if not bus:
+        return set()
+    try:
+        return parse_cpulist(Path(f"/sys/bus/pci/devices/{bus}/local_cpulist").read_text())
+    except OSError:
+        return set()
+
+
+def split_cores(specs: list[LaneSpec], allowed: set[int], local=gpu_local_cores) -> list[LaneSpec]:
+    """The lanes with disjoint shares of `allowed` (the cores the pool may use), as even as they
+    divide, each taken first from its GPU's own NUMA node where the host says which that is. A
+    lane's compiles, bench builds, serial timings and workers then run on its cores alone: two lanes
+    on 32 cores work as two one-GPU runs on 16 cores each, and a lane's inputs and CUDA context sit
+    in the memory next to its GPU. Fewer cores than lanes: the lanes are left unpinned. So are CPU
+    lanes: their candidates time on the cores, and a share would change what every timing of the
+    machine (filed by its CPU model and core count) measures."""
+    if len(specs) < 2 or len(allowed) < len(specs) or any(spec.gpu is None for spec in specs):
+        return list(specs)
+    base, extra = divmod(len(allowed), len(specs))
+    free = sorted(allowed)
+    shares: list[list[int]] = []
+    for i, spec in enumerate(specs):
+        want = base + (1 if i < extra else 0)
+        near = local(spec.gpu) if spec.gpu is not None else set()
+        mine = [c for c in free if c in near][:want]
+        mine += [c for c in free if c not in mine][: want - len(mine)]
+        free = [c for c in free if c not in mine]
+        shares.append(mine)
+    return [replace(spec, cores=tuple(sorted(share))) for spec, share in zip(specs, shares)]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from regrapht.eval import sandbox, screen, symbols, toolchain, verdicts
-from regrapht.eval.batch import Prepared, next_runnable, settle_serial_baselines
+from regrapht.eval.batch import BatchSpan, Prepared, next_runnable, settle_serial_baselines
 from regrapht.eval.bench_cache import BenchCache, build_order
 from regrapht.eval.candidates import CandidateRun, CandidateRunner, SandboxPolicy, SandboxUnavailable
 from regrapht.eval.compile import Compiler, CompileResult, Kind
@@ -98,6 +98,7 @@ class Evaluator:
             self.config, self.secret, self.compiler, self.jobs, self._quiet, lambda: self._batches > 0
         )
         self._batches = 0  # evaluate_many calls in progress: their serial timings are settled at the end
+        self._span = BatchSpan()  # open_batch: several evaluate_many calls, settled at close_batch
         self._timed: dict[int, list[float]] = {}  # id(record) -> its candidate's samples, within a batch
         self.sandbox_policy = SandboxPolicy(self.config)
         self.candidates = CandidateRunner(
@@ -170,25 +171,55 @@ class Evaluator:
         prepared = [self.prepare(task, source, target, {}) for task, source, target in items]
         self._batches += 1
         results: list[Evaluation | None] = [None] * len(prepared)
+        deferred = False
         try:
             self.prefetch([task for task, _, _ in items], threads=self.config.reference_threads)
             left = Counter(task.instance_key for task, _, _ in items)
             pending = list(range(len(prepared)))
             while pending:
+                began = time.perf_counter()
                 i = self.next_runnable(prepared, pending)
+                # The device idles (nothing held) while no pending item has its compiles done.
+                compile_wait = time.perf_counter() - began
                 pending.remove(i)
                 p = prepared[i]
                 results[i] = self.finish(p)
+                results[i].seconds["compile_wait"] = round(compile_wait, 4)  # type: ignore[union-attr]
                 left[p.task.instance_key] -= 1
                 if left[p.task.instance_key] == 0:
                     self.release(p.task)
             assert all(r is not None for r in results)  # every item ran exactly once
-            self._settle_serial_baselines(prepared, results)  # type: ignore[arg-type]
+            deferred = self._span.add(prepared, results)  # type: ignore[arg-type]
+            if not deferred:
+                self._settle_serial_baselines(prepared, results)  # type: ignore[arg-type]
+        finally:
+            self._batches -= 1
+            if not deferred:
+                for r in results:
+                    self._timed.pop(id(r), None)
+        return results  # type: ignore[return-value]
+
+    def open_batch(self) -> None:
+        """Open a batch of several `evaluate_many` calls (a pool lane's share of a pool batch, see
+        eval/spread.py): until `close_batch`, builds time the serial reference in turns, as inside
+        one call, and no call settles its serial baselines at its end."""
+        self._span.depth += 1
+        self._batches += 1
+
+    def close_batch(self) -> list[Evaluation]:
+        """Settle, alone, the serial baselines of every call since `open_batch`, as one call settles
+        its own at its end; the records restated."""
+        closed = self._span.close()
+        if closed is None:
+            return []
+        prepared, results = closed
+        try:
+            self._settle_serial_baselines(prepared, results)
         finally:
             self._batches -= 1
             for r in results:
                 self._timed.pop(id(r), None)
-        return results  # type: ignore[return-value]
+        return [r for r in results if "serial_settle" in r.seconds]
 
     def _settle_serial_baselines(self, prepared: list[Prepared], results: list[Evaluation]) -> None:
         """The batch's quiet moment. During a batch, a task without a kept serial baseline is timed
@@ -342,6 +373,8 @@ class Evaluator:
             run = self.run_candidate(task, p.target, libs, tests, hold)
             ev.sandbox = run.sandbox
             ev.seconds["worker"] = run.outcome.seconds
+            # The worker waited on this process's answers (bench_wait and judge_stage among them).
+            ev.seconds["parent_reply"] = round(run.outcome.reply_s, 4)
             ev.integrity += run.outcome.notes  # an earlier worker that could not be reaped
             ev.seconds.update(verdicts.phases(run.outcome))
             ev.seconds.update(run.waits)  # the parent's share of "bench_setup"

@@ -54,6 +54,9 @@ class LaneState:
         self.spec = spec
         self.config = config
         self._evaluator: Any = None
+        # Records this lane returned since open_batch, in order (None for an item that failed with
+        # its task's error): close_batch names a restated one by its place here.
+        self._returned: list[Evaluation | None] | None = None
 
     @property
     def evaluator(self) -> Any:
@@ -66,6 +69,10 @@ class LaneState:
     def stamp(self, ev: Evaluation) -> Evaluation:
         ev.fingerprint.update(self.spec.fingerprint())
         return ev
+
+    def returned(self, results: list[Evaluation | Exception]) -> None:
+        if self._returned is not None:
+            self._returned += [r if isinstance(r, Evaluation) else None for r in results]
 
     def close(self) -> None:
         if self._evaluator is not None:
@@ -88,7 +95,28 @@ def evaluate_batch(state: LaneState, items: list[Item]) -> list[Evaluation | Exc
                 results.append(state.evaluator.evaluate(task, source, target))
             except ReferenceError as exc:
                 results.append(exc)
-    return [state.stamp(r) if isinstance(r, Evaluation) else r for r in results]
+    out = [state.stamp(r) if isinstance(r, Evaluation) else r for r in results]
+    state.returned(out)
+    return out
+
+
+def open_batch(state: LaneState) -> None:
+    """A pool batch begins: the lane's calls until `close_batch` are one batch to its evaluator
+    (`Evaluator.open_batch`), their serial baselines settled once, at the end. One left open by a
+    batch that never closed (its driver raised) is closed first: batches never nest."""
+    if state._returned is not None:
+        state.evaluator.close_batch()
+    state.evaluator.open_batch()
+    state._returned = []
+
+
+def close_batch(state: LaneState) -> list[tuple[int, Evaluation]]:
+    """The pool batch is done: settle the lane's serial baselines alone (`Evaluator.close_batch`).
+    Returns each restated record with its place among the records the lane returned since
+    `open_batch`, so the pool can put it where the first copy went."""
+    restated = {id(r) for r in state.evaluator.close_batch()}
+    returned, state._returned = state._returned or [], None
+    return [(i, state.stamp(r)) for i, r in enumerate(returned) if r is not None and id(r) in restated]
 
 
 def evaluate_one(state: LaneState, task: Task, source: str, target: str, baselines: dict[str, str]) -> Evaluation:
@@ -134,6 +162,10 @@ def _sendable(exc: BaseException) -> BaseException:
 
 def _serve(conn: Any, spec: LaneSpec, config: EvalConfig) -> None:
     os.environ.update(spec.environment())  # before anything here can touch CUDA
+    if spec.cores:
+        # Inherited by every process the lane starts: compiles, reference runs, candidate workers.
+        with contextlib.suppress(AttributeError, OSError):
+            os.sched_setaffinity(0, spec.cores)
     from regrapht.eval import toolchain
 
     toolchain.gpus.cache_clear()

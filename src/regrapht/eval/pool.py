@@ -32,7 +32,7 @@ from typing import Any
 
 from regrapht.eval import toolchain
 from regrapht.eval.config import EvalConfig
-from regrapht.eval.devices import LaneSpec, lanes_for, machine_name
+from regrapht.eval.devices import LaneSpec, lanes_for, machine_name, split_cores
 from regrapht.eval.lanes import (
     Item,
     Lane,
@@ -54,14 +54,26 @@ GIVE_UP_AFTER = 2  # lanes a candidate may bring down while running alone before
 RESTARTS = 3  # a local lane that died is started again this many times at most
 
 
+def usable_core_set() -> set[int]:
+    """The cores this process may run on (its affinity), which its lanes divide between them."""
+    try:
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux: nothing to pin to
+        return set()
+
+
 def pool_config(config: EvalConfig | None, lanes: int) -> EvalConfig:
-    """The configuration every lane shares: one secret (the same inputs on every lane), and the
-    machine's cores divided between the lanes' compile pools."""
+    """The configuration every lane shares: one secret (the same inputs on every lane), the
+    machine's cores divided between the lanes' compile pools, and its memory for kept bench data
+    between the lanes' caches."""
     config = dataclasses.replace(config or EvalConfig())
     if config.secret is None:
         config.secret = os.urandom(32)
     if config.jobs is None:
         config.jobs = max(1, toolchain.usable_cores() // max(1, lanes))
+    if config.reference_cache_gib is None:
+        # Each lane keeps its own tasks' bench data: the machine's quarter is shared, not taken per lane.
+        config.reference_cache_gib = max(2 << 30, EvalConfig().reference_cache_bytes() // max(1, lanes)) / (1 << 30)
     return config
 
 
@@ -88,12 +100,16 @@ class DevicePool:
         self.restarts: dict[str, int] = {}  # lane name -> times it was started again
         self.taken: list[tuple[str, str, str]] = []  # (lane, from lane, task id) per task group one lane took from another
         self._restart = restart
+        # The last batch's counters per lane (eval/spread.py): calls, items, busy_s, settle_s, idle_s.
+        self.lane_stats: dict[str, Any] = {}
         self._home: dict[str, str] = {}  # task key -> its lane
         self._keys: dict[int, tuple[Task, str]] = {}
 
     @classmethod
     def local(cls, config: EvalConfig | None, specs: Sequence[LaneSpec], **kwargs: Any) -> DevicePool:
         shared = pool_config(config, len(specs))
+        if shared.pin_lanes:
+            specs = split_cores(list(specs), usable_core_set())
         lanes: list[Lane] = []
         try:
             for spec in specs:

@@ -51,6 +51,7 @@ class WorkerOutcome:
     output_bytes: int = 0
     seconds: float = 0.0
     started_at: float = 0.0  # CLOCK_MONOTONIC as the job was handed over (`seconds` counts from here)
+    reply_s: float = 0.0  # the parent's time answering its messages (the worker waits on it)
     # Ended by the parent as its `done` arrived (run_worker's end_at_done): its exit is reaped later.
     ended_at_done: bool = False
     # Earlier workers, or this one, that had not exited EXIT_WAIT_S after their kill (see Exits).
@@ -422,6 +423,7 @@ def run_worker(
         bool(done) and done.get("messages") == len(outcome.messages) and not outcome.channel_error
     )
     outcome.seconds = time.monotonic() - start
+    outcome.reply_s = paused_s[0]
     if foreign[0] or (from_spare and not outcome.messages):
         return run_worker(
             job,

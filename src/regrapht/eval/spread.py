@@ -17,18 +17,39 @@ sharing between lanes, and what happens to a lane's work when it dies.
 - **Deaths.** What a dead lane was running is run again one candidate at a time, and what was
   queued for it goes to the other lanes; a candidate that brings down `give_up_after` lanes while
   running alone gets a runtime_error record that says so.
+- **Serial baselines.** A lane's calls are one batch to its evaluator (`lanes.open_batch`, posted
+  before its first call): none settles its serial baselines at its end. Once every call is done,
+  the lanes settle theirs one after another (`lanes.close_batch`), every lane idle, as one
+  evaluator settles its batch's at its end, and the restated records replace the first ones. A
+  settle at each call's end stopped that lane's device mid-batch, discarded its spare worker (the
+  next call's first candidate then made its CUDA context while holding the GPU), and was timed
+  beside the other lanes' work, so it was never quiet enough to keep.
+- **Counters** (`DevicePool.lane_stats`, the last batch's): per lane, its calls, items, seconds in
+  calls and settling, and the rest of the batch's wall time, when it had nothing to run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from regrapht.eval.lanes import Item, Lane, LaneDied, evaluate_batch, prefetch, release, warm
+from regrapht.eval.lanes import (
+    Item,
+    Lane,
+    LaneDied,
+    close_batch,
+    evaluate_batch,
+    open_batch,
+    prefetch,
+    release,
+    warm,
+)
 from regrapht.eval.record import Evaluation
 from regrapht.tasks import Task
 
@@ -111,8 +132,14 @@ class Batch:
         self.queues: dict[str, deque[list[int]]] = {}
         self.ahead: dict[str, set[str]] = {}  # lane -> keys whose builds it was sent ahead of their call
         self.alone: dict[int, list[str]] = {}  # item -> lanes that died running it alone
-        self.events: queue.Queue[tuple[Lane, list[int], Any, LaneDied | None]] = queue.Queue()
+        # (lane, positions, results, death, seconds, whether the lane returned those results itself)
+        self.events: queue.Queue[tuple[Lane, list[int], Any, LaneDied | None, float, bool]] = queue.Queue()
         self.busy: dict[str, list[int]] = {}  # lane -> the positions of its call in flight
+        # Lanes sent open_batch (by id: a lane started again is another object, with nothing open),
+        # and the positions of the records each returned since, in order (close_batch's numbering).
+        self.opened: dict[int, Lane] = {}
+        self.returned: dict[int, list[int]] = {}
+        self.stats: dict[str, dict[str, float]] = {}
 
     def run(self) -> list[Evaluation]:
         if not self.items:
@@ -128,16 +155,18 @@ class Batch:
             self.queues[lane_name] = deque(task_groups(positions, self.keys))
             for i in positions:
                 pool._home.setdefault(self.keys[i], lane_name)
-        self._dispatch()
-        while self.busy:
-            lane, positions, out, died = self.events.get()
-            self.busy.pop(lane.name, None)
-            if died is None:
-                for i, result in zip(positions, out):
-                    self.results[i] = result
-            else:
-                self._lost(lane, positions, died)
-            self._dispatch()
+        began = time.perf_counter()
+        try:
+            self._run_calls()
+        except Exception:
+            with contextlib.suppress(Exception):
+                self._close()  # no lane stays in a batch that will never close
+            raise
+        self._close()
+        wall = time.perf_counter() - began
+        for stats in self.stats.values():
+            stats["idle_s"] = max(0.0, wall - stats["busy_s"] - stats["settle_s"])
+        pool.lane_stats = {"wall_s": wall, "lanes": {k: {n: round(v, 4) for n, v in st.items()} for k, st in self.stats.items()}}
         unfinished = [i for i, r in enumerate(self.results) if r is None]
         if unfinished:
             names = ", ".join(sorted({self.items[i][0].id for i in unfinished}))
@@ -149,6 +178,51 @@ class Batch:
             if isinstance(r, Exception):
                 raise r  # as Evaluator.evaluate_many does (ReferenceError: a broken task)
         return self.results  # type: ignore[return-value]
+
+    def _run_calls(self) -> None:
+        """Hand out calls until every lane's queue is empty and no call is in flight."""
+        self._dispatch()
+        while self.busy:
+            lane, positions, out, died, seconds, returned = self.events.get()
+            self.busy.pop(lane.name, None)
+            stats = self._stats(lane)
+            stats["calls"] += 1
+            stats["busy_s"] += seconds
+            if died is None:
+                stats["items"] += len(positions)
+                for i, result in zip(positions, out):
+                    self.results[i] = result
+                if returned and id(lane) in self.returned:
+                    self.returned[id(lane)] += positions
+                elif not returned:
+                    self.returned.pop(id(lane), None)  # its numbering is lost with the call: nothing restated
+            else:
+                self.opened.pop(id(lane), None)
+                self._lost(lane, positions, died)
+            self._dispatch()
+
+    def _stats(self, lane: Lane) -> dict[str, float]:
+        return self.stats.setdefault(lane.name, {"calls": 0, "items": 0, "busy_s": 0.0, "settle_s": 0.0})
+
+    def _close(self) -> None:
+        """Settle every opened lane's serial baselines, one lane at a time (the others idle), and put
+        the restated records in place of those the lanes returned first."""
+        for key, lane in list(self.opened.items()):
+            if not lane.alive:
+                continue
+            began = time.perf_counter()
+            try:
+                restated = lane.call(close_batch)
+            except LaneDied as exc:  # its records stand, with the serial timing they were judged by
+                self.pool.deaths.append(str(exc))
+                continue
+            finally:
+                self._stats(lane)["settle_s"] += time.perf_counter() - began
+            order = self.returned.get(key)
+            for place, record in restated if order is not None else ():
+                if 0 <= place < len(order):
+                    self.results[order[place]] = record
+        self.opened.clear()
 
     # ---- handing out work ---------------------------------------------------------------------------
     def _dispatch(self) -> None:
@@ -167,17 +241,25 @@ class Batch:
                     self._start(lane, group)
 
     def _start(self, lane: Lane, positions: list[int]) -> None:
-        self._send_ahead(lane)
+        if id(lane) not in self.opened:
+            lane.post(open_batch)  # before its builds ahead: they must not time in a quiet section
+            self.opened[id(lane)] = lane
+            self.returned[id(lane)] = []
+        self._send_ahead(lane, positions)
         self.busy[lane.name] = positions
         threading.Thread(
             target=self._work, args=(lane, positions), name=f"regrapht-pool-{lane.name}", daemon=True
         ).start()
 
-    def _send_ahead(self, lane: Lane) -> None:
+    def _send_ahead(self, lane: Lane, positions: list[int]) -> None:
         """The compiles and bench builds of the lane's next LOOKAHEAD groups, posted before its call
-        (a lane reads its messages in order: they start as the call does, and run beside it)."""
+        (a lane reads its messages in order: they start as the call does, and run beside it). The
+        call's own groups go first where they were not sent ahead (a lane's first call, a group
+        taken from another lane): the compile pool and the build threads take work in the order it
+        comes, and the call's candidates must not queue behind the next groups' compiles."""
         sent = self.ahead.setdefault(lane.name, set())
-        upcoming = [g for g in list(self.queues.get(lane.name, ()))[:LOOKAHEAD] if self.keys[g[0]] not in sent]
+        ahead = task_groups(positions, self.keys) + list(self.queues.get(lane.name, ()))[:LOOKAHEAD]
+        upcoming = [g for g in ahead if self.keys[g[0]] not in sent]
         if not upcoming:
             return
         items = [self.items[i] for group in upcoming for i in group]
@@ -214,14 +296,15 @@ class Batch:
         return None
 
     def _work(self, lane: Lane, positions: list[int]) -> None:
+        began = time.perf_counter()
         try:
             out = lane.call(evaluate_batch, [self.items[i] for i in positions])
         except LaneDied as exc:
-            self.events.put((lane, positions, None, exc))
+            self.events.put((lane, positions, None, exc, time.perf_counter() - began, False))
         except BaseException as exc:  # a harness error: every item of the group carries it
-            self.events.put((lane, positions, [exc] * len(positions), None))
+            self.events.put((lane, positions, [exc] * len(positions), None, time.perf_counter() - began, False))
         else:
-            self.events.put((lane, positions, out, None))
+            self.events.put((lane, positions, out, None, time.perf_counter() - began, True))
 
     # ---- deaths ---------------------------------------------------------------------------------------
     def _lost(self, lane: Lane, running: list[int], died: LaneDied) -> None:
