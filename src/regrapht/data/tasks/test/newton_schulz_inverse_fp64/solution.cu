@@ -13,7 +13,9 @@
 // k-steps of 32 staged in shared memory while the next step's elements are fetched into registers,
 // eight warps: each of four 16 x 16 quarters of the tile has two, one per half of every k-step
 // (twice the independent DMMA chains per SM of one warp per quarter, each half as long), and the
-// halves are added through shared memory at the end. Operand rows are padded to 36 doubles, so the A fragments
+// halves are added through shared memory at the end. Registers are capped for three blocks per SM
+// (80 a thread), so an iteration's 272 blocks at n = 512 are all resident at once (two would leave
+// 8 blocks for a second wave). Operand rows are padded to 36 doubles, so the A fragments
 // (row = lane / 4, column = lane % 4) and the B fragments (row = lane % 4, column = lane / 4) of a
 // half-warp hit 16 distinct banks. The two norms come from one kernel (coalesced column sums, a
 // warp per row sum), and the scaled transpose goes through a shared-memory tile.
@@ -49,7 +51,7 @@ __device__ __forceinline__ void upper_tile(int t, int T, int& row, int& col) {
 // START and STEP: symmetric results, blockIdx.x over the upper tiles, each off-diagonal one stored
 // at (i, j) and at (j, i).
 template <int MODE>
-__global__ void __launch_bounds__(GT) gemm_dmma(int n, Operands ops) {
+__global__ void __launch_bounds__(GT, 3) gemm_dmma(int n, Operands ops) {
     __shared__ __align__(16) double Ps[2][BT][BK + PAD];  // Ps[m][k]
     __shared__ __align__(16) double Qs[2][BK][BT + PAD];  // Qs[k][j]
     int ti = blockIdx.y, tj = blockIdx.x;
