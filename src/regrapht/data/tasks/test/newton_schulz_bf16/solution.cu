@@ -1,14 +1,16 @@
-// steps: tensor_core_mma, mixed_precision, shared_memory_tiling, register_tiling, async_copy_pipelining, bank_conflict_avoidance, kernel_fusion, split_k_decomposition, warp_shuffle_reduction
+// steps: tensor_core_mma, mixed_precision, shared_memory_tiling, register_tiling, async_copy_pipelining, bank_conflict_avoidance, kernel_fusion, split_k_decomposition, warp_shuffle_reduction, algorithmic_change
 // Muon's recipe: every GEMM runs on bf16 tensor cores (WMMA, fp32 accumulation) with X kept in bf16
-// between phases, and each phase's elementwise work is fused into a GEMM epilogue, so a step is
-// three GEMM launches: A = X X^T (into A in fp32, then rounded to bf16), B = c A A + b A (A is
-// symmetric, so its rows serve as the column-major right operand; the epilogue adds b A from the
-// fp32 copy and writes B in bf16), and X' = a X + B X (the epilogue reads X, writes X' in bf16, and
-// in fp32 into the output on the last step). One GEMM kernel, templated on the phase: 64 x 64 tiles,
-// 4 warps of 32 x 32, 32-deep slices double buffered with 16-byte cp.async in padded rows. X X^T has
-// few output tiles (64 at the bench's m = 512) but is n deep, so it is split along K over ~2 blocks
-// per SM, each adding its partial tile with fp32 atomics (then one short pass rounds A to bf16). The
-// Frobenius norm is a warp-shuffle block reduction.
+// between phases. A = X X^T and B = b A + c A A are symmetric, which the library's three GemmEx
+// calls do not use: both are formed from the 64 x 64 tiles on and above the diagonal only
+// (T(T+1)/2 of T^2 tiles: 36 of 64 at the bench's m = 512, so X X^T costs 56% of its flops and
+// A A as much), and the short passes between GEMMs read a lower tile from its mirror. A step is
+// five launches: X X^T (split along K, fp32 atomics into A; its few tiles are n deep), a pass that
+// rounds A to bf16 and sets B to b A, A A (split along K too, c times each partial added into B:
+// 36 tiles alone would leave most SMs idle), a pass that rounds B to bf16 and clears A for the
+// next step, and X' = a X + B X (the epilogue reads X, writes X' in bf16, and in fp32 into the
+// output on the last step). One GEMM kernel, templated on the phase: 64 x 64 tiles, 4 warps of
+// 32 x 32, 32-deep slices double buffered with 16-byte cp.async in padded rows. The Frobenius norm
+// is a warp-shuffle block reduction.
 #include <cuda_bf16.h>
 #include <mma.h>
 
@@ -28,9 +30,8 @@ struct Tiles {
 };
 
 struct Epilogue {
-    float* Af;        // GRAM: A in fp32; QUINTIC: read
-    bf16* Ab;         // GRAM: A in bf16
-    bf16* Bb;         // QUINTIC: B in bf16
+    float* Af;        // GRAM: partial sums of A's upper tiles in fp32
+    float* Bf;        // QUINTIC: c times partial sums of A A's upper tiles, added to b A in fp32
     bf16* Xnext;      // UPDATE: next X in bf16
     float* Xout;      // UPDATE: the output on the last step, else null
 };
@@ -76,12 +77,23 @@ __device__ __forceinline__ void load_slice(Tiles& s, int st, int M, int N, int K
     }
 }
 
+// The tile (row, col) on or above the diagonal of a T x T tile grid that blockIdx.x names, row-major
+__device__ __forceinline__ void upper_tile(int t, int T, int& row, int& col) {
+    row = 0;
+    while (t >= T - row) t -= T - row++;
+    col = row + t;
+}
+
+// GRAM and QUINTIC (symmetric results) run blockIdx.x over the upper tiles of a tri x tri grid;
+// UPDATE runs a plain grid (tri = 0)
 template <int PHASE, bool ALIGNED>
-__global__ void __launch_bounds__(THREADS) ns_gemm(int M, int N, int K, int kchunk, const bf16* __restrict__ A,
+__global__ void __launch_bounds__(THREADS) ns_gemm(int M, int N, int K, int kchunk, int tri, const bf16* __restrict__ A,
                                                   const bf16* __restrict__ B, Epilogue out) {
     __shared__ __align__(128) unsigned char raw[sizeof(Tiles)];
     Tiles& s = *reinterpret_cast<Tiles*>(raw);
-    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    int tile_row = blockIdx.y, tile_col = blockIdx.x;
+    if (PHASE != UPDATE) upper_tile(blockIdx.x, tri, tile_row, tile_col);
+    const int m0 = tile_row * BM, n0 = tile_col * BN;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int wm = warp >> 1, wn = warp & 1;
 
@@ -144,7 +156,7 @@ __global__ void __launch_bounds__(THREADS) ns_gemm(int M, int N, int K, int kchu
                 if (PHASE == GRAM) {
                     atomicAdd(out.Af + at, v);  // one partial sum per K split
                 } else if (PHASE == QUINTIC) {
-                    out.Bb[at] = __float2bfloat16_rn(NS_C * v + NS_B * out.Af[at]);
+                    atomicAdd(out.Bf + at, NS_C * v);  // B was set to b A by the pass before
                 } else {
                     const float x = NS_A * __bfloat162float(B[at]) + v;  // B is X here, M x N
                     out.Xnext[at] = __float2bfloat16_rn(x);
@@ -155,9 +167,29 @@ __global__ void __launch_bounds__(THREADS) ns_gemm(int M, int N, int K, int kchu
         }
 }
 
-__global__ void to_bf16(long long count, const float* __restrict__ in, bf16* __restrict__ out) {
+// A symmetric m x m matrix of which only the tiles on and above the diagonal were formed: the
+// element's own place there, or its mirror's
+__device__ __forceinline__ long long upper_place(int m, int row, int col) {
+    return row / BM <= col / BN ? (long long)row * m + col : (long long)col * m + row;
+}
+
+// After X X^T: A to bf16 in full, and B's fp32 sums start from b A
+__global__ void after_gram(int m, const float* __restrict__ Af, bf16* __restrict__ Ab, float* __restrict__ Bf) {
     const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e < count) out[e] = __float2bfloat16_rn(in[e]);
+    if (e >= (long long)m * m) return;
+    const int row = (int)(e / m), col = (int)(e % m);
+    const float a = Af[upper_place(m, row, col)];
+    Ab[e] = __float2bfloat16_rn(a);
+    Bf[e] = NS_B * a;
+}
+
+// After A A: B to bf16 in full, and A's sums cleared for the next step's X X^T
+__global__ void after_quintic(int m, const float* __restrict__ Bf, bf16* __restrict__ Bb, float* __restrict__ Af) {
+    const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= (long long)m * m) return;
+    const int row = (int)(e / m), col = (int)(e % m);
+    Bb[e] = __float2bfloat16_rn(Bf[upper_place(m, row, col)]);
+    Af[e] = 0.0f;
 }
 
 __global__ void sum_squares(long long count, const float* __restrict__ G, float* total) {
@@ -184,14 +216,22 @@ __global__ void scale_to_bf16(long long count, const float* __restrict__ G, cons
     if (e < count) X[e] = __float2bfloat16_rn(__ldg(G + e) / (sqrtf(*total) + 1e-7f));
 }
 
+// GRAM and QUINTIC: M = N, upper tiles only; UPDATE: every tile
 template <int PHASE>
 static void gemm(bool aligned, int M, int N, int K, int splits, const bf16* A, const bf16* B, const Epilogue& out) {
     const int kchunk = ((K + splits - 1) / splits + BK - 1) / BK * BK;
-    const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM, (K + kchunk - 1) / kchunk);
+    const int tri = PHASE == UPDATE ? 0 : (M + BM - 1) / BM;
+    const dim3 grid(tri ? tri * (tri + 1) / 2 : (N + BN - 1) / BN, tri ? 1 : (M + BM - 1) / BM, (K + kchunk - 1) / kchunk);
     if (aligned)
-        ns_gemm<PHASE, true><<<grid, THREADS>>>(M, N, K, kchunk, A, B, out);
+        ns_gemm<PHASE, true><<<grid, THREADS>>>(M, N, K, kchunk, tri, A, B, out);
     else
-        ns_gemm<PHASE, false><<<grid, THREADS>>>(M, N, K, kchunk, A, B, out);
+        ns_gemm<PHASE, false><<<grid, THREADS>>>(M, N, K, kchunk, tri, A, B, out);
+}
+
+// K splits that give about `target` blocks over `tiles` output tiles, keeping at least `least` slices each
+static int k_splits(int target, int tiles, int K, int least) {
+    const int splits = (target + tiles - 1) / tiles, deepest = (K + least * BK - 1) / (least * BK);
+    return splits < deepest ? splits : deepest;
 }
 
 static size_t up4(size_t floats) { return (floats + 3) & ~size_t(3); }  // 16-byte boundaries
@@ -199,37 +239,41 @@ static size_t up4(size_t floats) { return (floats + 3) & ~size_t(3); }  // 16-by
 void newton_schulz_bf16(int m, int n, int steps, const float* G, float* X, float* work) {
     const long long mn = (long long)m * n, mm = (long long)m * m;
     if (mn <= 0) return;
-    // work, in floats: two bf16 copies of X, A in fp32, A and B in bf16, the norm (< 2mn + 2mm + 64)
+    // work, in floats: two bf16 copies of X, A and B in fp32 and in bf16, the norm: mn + 3mm + 19 at
+    // most, inside 2mn + 2mm + 64 since m <= n
     size_t at = 0;
     bf16* xb[2];
     xb[0] = reinterpret_cast<bf16*>(work + at), at += up4((mn + 1) / 2);
     xb[1] = reinterpret_cast<bf16*>(work + at), at += up4((mn + 1) / 2);
     Epilogue out{};
     out.Af = work + at, at += up4(mm);
-    out.Ab = reinterpret_cast<bf16*>(work + at), at += up4((mm + 1) / 2);
-    out.Bb = reinterpret_cast<bf16*>(work + at), at += up4((mm + 1) / 2);
+    out.Bf = work + at, at += up4(mm);
+    bf16* Ab = reinterpret_cast<bf16*>(work + at);
+    at += up4((mm + 1) / 2);
+    bf16* Bb = reinterpret_cast<bf16*>(work + at);
+    at += up4((mm + 1) / 2);
     float* total = work + at;
     cudaMemsetAsync(total, 0, sizeof(float));
+    cudaMemsetAsync(out.Af, 0, mm * sizeof(float));  // later steps' A is cleared by after_quintic
     const long long blocks = (mn + 255) / 256;
     sum_squares<<<(unsigned)(blocks < 1024 ? blocks : 1024), 256>>>(mn, G, total);
     scale_to_bf16<<<(unsigned)blocks, 256>>>(mn, G, total, xb[0]);
     const bool aligned = m % 8 == 0 && n % 8 == 0;
-    // X X^T has only (m/64)^2 output tiles but is n deep: split K until there are ~2 blocks per SM,
-    // keeping at least 8 slices per split
     int sms = 132, device = 0;
     if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    const int tiles = ((m + BM - 1) / BM) * ((m + BN - 1) / BN);
-    int splits = (2 * sms + tiles - 1) / tiles;
-    const int deepest = (n + 8 * BK - 1) / (8 * BK);
-    if (splits > deepest) splits = deepest;
+    const int tri = (m + BM - 1) / BM, upper = tri * (tri + 1) / 2;
+    // ~2 blocks per SM for both symmetric products: X X^T keeps at least 8 slices per split, A A
+    // (only m deep) at least 4
+    const int gram_splits = k_splits(2 * sms, upper, n, 8), quintic_splits = k_splits(2 * sms, upper, m, 4);
+    const unsigned square_blocks = (unsigned)((mm + 255) / 256);
     for (int s = 0; s < steps; ++s) {
         const bf16* x = xb[s & 1];
         out.Xnext = xb[(s + 1) & 1];
         out.Xout = s + 1 == steps ? X : nullptr;
-        cudaMemsetAsync(out.Af, 0, mm * sizeof(float));
-        gemm<GRAM>(aligned, m, m, n, splits, x, x, out);
-        to_bf16<<<(unsigned)((mm + 255) / 256), 256>>>(mm, out.Af, out.Ab);
-        gemm<QUINTIC>(aligned, m, m, m, 1, out.Ab, out.Ab, out);
-        gemm<UPDATE>(aligned, m, n, m, 1, out.Bb, x, out);
+        gemm<GRAM>(aligned, m, m, n, gram_splits, x, x, out);
+        after_gram<<<square_blocks, 256>>>(m, out.Af, Ab, out.Bf);
+        gemm<QUINTIC>(aligned, m, m, m, quintic_splits, Ab, Ab, out);
+        after_quintic<<<square_blocks, 256>>>(m, out.Bf, Bb, out.Af);
+        gemm<UPDATE>(aligned, m, n, m, 1, Bb, x, out);
     }
 }

@@ -5,7 +5,10 @@
 // counts gives every (digit, tile) its first output slot, which encodes both the digit order and
 // the tile order; (3) each tile is re-read, every warp owns a contiguous 512-element slice (16
 // items per lane), ranks each element among equal digits with __match_any_sync and warp-private
-// shared counters, and scatters it to slot + offset of earlier warps + rank: stable by construction.
+// shared counters, and places it at its digit's slot in the tile + offset of earlier warps + rank
+// (stable by construction), sorting the tile by digit in shared memory; the sorted tile then goes
+// out with consecutive threads on consecutive slots of each digit's run (its global start from the
+// scan), instead of a lane per scattered sector.
 #include <cub/cub.cuh>
 
 constexpr int kRadix = 256;
@@ -34,7 +37,11 @@ __global__ void __launch_bounds__(kThreads)
     tile_scatter(int n, int shift, int tiles, const unsigned int* __restrict__ keys_in, const int* __restrict__ vals_in,
                  const unsigned int* __restrict__ offsets, unsigned int* __restrict__ keys_out, int* __restrict__ vals_out) {
     __shared__ unsigned int warp_count[kWarps][kRadix];
-    __shared__ unsigned int tile_start[kRadix];
+    __shared__ unsigned int tile_start[kRadix];  // the (digit, tile) run's first global slot
+    __shared__ unsigned int local_start[kRadix];  // its first slot in the tile, sorted by digit
+    __shared__ unsigned int digit_warp_sums[kWarps];
+    __shared__ unsigned int staged_keys[kTile];
+    __shared__ int staged_vals[kTile];
     for (int j = threadIdx.x; j < kWarps * kRadix; j += kThreads) (&warp_count[0][0])[j] = 0;
     __syncthreads();
 
@@ -67,16 +74,44 @@ __global__ void __launch_bounds__(kThreads)
             running += c;
         }
         tile_start[d] = offsets[static_cast<long long>(d) * tiles + blockIdx.x];
+        // exclusive scan of the tile's digit totals (one digit per thread): warp shuffles, then warp sums
+        unsigned int inclusive = running;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const unsigned int below = __shfl_up_sync(0xffffffffu, inclusive, o);
+            if (lane >= o) inclusive += below;
+        }
+        if (lane == 31) digit_warp_sums[warp] = inclusive;
+        __syncthreads();
+        unsigned int before = 0;
+        for (int w = 0; w < warp; ++w) before += digit_warp_sums[w];
+        local_start[d] = before + inclusive - running;
     }
     __syncthreads();
+    // the tile sorted by digit in shared memory, so that the global stores below run along each
+    // digit's slots: consecutive threads, consecutive addresses (the stores straight from the
+    // ranking touched a sector per lane)
 #pragma unroll
     for (int it = 0; it < kItems; ++it) {
         const long long i = slice + it * 32 + lane;
         if (i < n) {
             const unsigned int digit = (key[it] >> shift) & 0xFFu;
-            const unsigned int pos = tile_start[digit] + warp_count[warp][digit] + rank[it];
-            keys_out[pos] = key[it];
-            vals_out[pos] = val[it];
+            const unsigned int local = local_start[digit] + warp_count[warp][digit] + rank[it];
+            staged_keys[local] = key[it];
+            staged_vals[local] = val[it];
+        }
+    }
+    __syncthreads();
+    const long long base = static_cast<long long>(blockIdx.x) * kTile;
+    const int valid = static_cast<int>(min(static_cast<long long>(kTile), n - base));
+#pragma unroll
+    for (int it = 0; it < kItems; ++it) {
+        const int local = it * kThreads + threadIdx.x;
+        if (local < valid) {
+            const unsigned int k = staged_keys[local], digit = (k >> shift) & 0xFFu;
+            const unsigned int pos = tile_start[digit] + (local - local_start[digit]);
+            keys_out[pos] = k;
+            vals_out[pos] = staged_vals[local];
         }
     }
 }

@@ -1,136 +1,142 @@
 // steps: parallelize, warp_shuffle_reduction, shared_memory_tiling, thread_coarsening, bank_conflict_avoidance
-// Reduce-then-scan over tiles of 4096 elements (256 threads x 16). Pass 1 counts each tile's run
-// heads with coalesced reads and a warp-shuffle block sum. Pass 2, one block, scans the tile counts
-// into tile offsets and writes the run count. Pass 3 stages its tile in shared memory (padded, so
-// the per-thread runs of 16 consecutive elements read without bank conflicts), each thread counts
-// the heads among its 16, a block-wide shuffle scan gives every thread its first run slot, and the
-// thread writes its heads' values and starts. Pass 4 turns starts into lengths. Global traffic is a
-// few passes over the data instead of one per power of two.
+// One pass over the data, a chained scan with decoupled look-back (the scheme of single-pass
+// prefix scans): a block takes the next tile of 4096 elements (256 threads x 16) in launch order
+// from a counter, stages it in shared memory (padded, so the per-thread runs of 16 consecutive
+// elements read without bank conflicts), and each thread finds the run heads among its 16. A
+// block-wide shuffle scan gives every thread the heads before it in the tile and the last head
+// position before it; thread 0 publishes the tile's aggregate (heads, last head position), then
+// walks back over the predecessors' published words (aggregates it adds up, until an inclusive
+// prefix) and publishes the tile's inclusive prefix. Flag, count and position share one 64-bit word,
+// so one store publishes them together. Every head then writes its value and the length of the
+// run before it (its position minus the previous head's), and the last tile writes the run count
+// and the last run's length. The data crosses DRAM once, the runs once.
 constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
 constexpr int kItems = 16;
 constexpr int kTile = kThreads * kItems;
-constexpr int kScanThreads = 1024;
+
+// A tile's published word: flag (2 bits) | head count (31) | last head position + 1 (31; 0: none)
+constexpr unsigned long long kAggregate = 1ull << 62, kPrefix = 2ull << 62;
+constexpr unsigned long long kField = (1ull << 31) - 1;
 
 __host__ __device__ constexpr int pad(int i) { return i + (i >> 5); }
 
-// Inclusive block-wide sum scan of one value per thread (kThreads threads); total gets the sum.
-__device__ __forceinline__ int block_inclusive_scan(int x, int* warp_sums, int& total) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+__device__ __forceinline__ unsigned long long pack(unsigned long long flag, int count, int last) {
+    return flag | ((unsigned long long)count << 31) | (unsigned long long)(last + 1);
+}
+
+struct Heads {
+    int count;  // heads
+    int last;   // position of the last head, -1 if none
+};
+
+// Exclusive block-wide scan of (count: sum, last: max) over the threads; total gets the block's.
+// Head positions grow with the thread index, so the max is the latest head.
+__device__ __forceinline__ Heads block_exclusive_scan(Heads x, Heads* warp_totals, Heads& total) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    Heads in = x;
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
-        const int y = __shfl_up_sync(0xffffffffu, x, d);
-        if (lane >= d) x += y;
-    }
-    if (lane == 31) warp_sums[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-        int w = lane < warps ? warp_sums[lane] : 0;
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            const int y = __shfl_up_sync(0xffffffffu, w, d);
-            if (lane >= d) w += y;
+        const int c = __shfl_up_sync(0xffffffffu, in.count, d), p = __shfl_up_sync(0xffffffffu, in.last, d);
+        if (lane >= d) {
+            in.count += c;
+            in.last = max(in.last, p);
         }
-        if (lane < warps) warp_sums[lane] = w;
     }
+    Heads ex{__shfl_up_sync(0xffffffffu, in.count, 1), __shfl_up_sync(0xffffffffu, in.last, 1)};
+    if (lane == 0) ex = Heads{0, -1};
+    if (lane == 31) warp_totals[warp] = in;
     __syncthreads();
-    total = warp_sums[warps - 1];
-    const int result = x + (warp > 0 ? warp_sums[warp - 1] : 0);
-    __syncthreads();  // warp_sums may be reused by the caller's next scan
-    return result;
-}
-
-__global__ void __launch_bounds__(kThreads) rle_count_tiles(int n, const int* __restrict__ values,
-                                                            int* __restrict__ tile_counts) {
-    __shared__ int warp_sums[32];
-    const long long base = static_cast<long long>(blockIdx.x) * kTile;
-    int heads = 0;
-#pragma unroll 4
-    for (int k = 0; k < kItems; ++k) {
-        const long long i = base + k * kThreads + threadIdx.x;
-        if (i < n) heads += (i == 0 || values[i] != values[i - 1]) ? 1 : 0;
+    total = Heads{0, -1};
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+        if (w == warp) ex = Heads{total.count + ex.count, max(total.last, ex.last)};
+        total = Heads{total.count + warp_totals[w].count, max(total.last, warp_totals[w].last)};
     }
-    int total = 0;
-    block_inclusive_scan(heads, warp_sums, total);
-    if (threadIdx.x == 0) tile_counts[blockIdx.x] = total;
-}
-
-__global__ void __launch_bounds__(kScanThreads) rle_scan_tiles(int tiles, int* tile_offsets, int* num_runs) {
-    __shared__ int warp_sums[32];
-    __shared__ int carry;
-    if (threadIdx.x == 0) carry = 0;
-    __syncthreads();
-    for (int start = 0; start < tiles; start += kScanThreads) {
-        const int t = start + threadIdx.x;
-        const int x = t < tiles ? tile_offsets[t] : 0;
-        int total = 0;
-        const int inclusive = block_inclusive_scan(x, warp_sums, total);
-        if (t < tiles) tile_offsets[t] = carry + inclusive - x;
-        __syncthreads();
-        if (threadIdx.x == 0) carry += total;
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) *num_runs = carry;
+    return ex;
 }
 
 __global__ void __launch_bounds__(kThreads)
-    rle_scatter_tiles(int n, const int* __restrict__ values, const int* __restrict__ tile_offsets,
-                      int* __restrict__ run_values, int* __restrict__ starts) {
-    __shared__ int tile[pad(kTile) + 1];
-    __shared__ int warp_sums[32];
-    __shared__ int before;  // the element just before the tile (or a value unequal to the first)
-    const long long base = static_cast<long long>(blockIdx.x) * kTile;
+    rle_single_pass(int n, int tiles, const int* __restrict__ values, int* __restrict__ run_values,
+                    int* __restrict__ run_lengths, int* __restrict__ num_runs, unsigned long long* state,
+                    unsigned int* next_tile) {
+    __shared__ int tile_values[pad(kTile) + 1];
+    __shared__ Heads warp_totals[kWarps];
+    __shared__ int tile_id, before;  // before: the element just before the tile (or one unequal to the first)
+    __shared__ Heads preceding;      // all heads before the tile
+    if (threadIdx.x == 0) tile_id = (int)atomicAdd(next_tile, 1u);  // launch order: predecessors have started
+    __syncthreads();
+    const int tile = tile_id;
+    const long long base = (long long)tile * kTile;
     for (int k = 0; k < kItems; ++k) {
         const int local = k * kThreads + threadIdx.x;
-        const long long i = base + local;
-        if (i < n) tile[pad(local)] = values[i];
+        if (base + local < n) tile_values[pad(local)] = values[base + local];
     }
     if (threadIdx.x == 0) before = base > 0 ? values[base - 1] : ~values[0];
     __syncthreads();
 
     const int first = threadIdx.x * kItems;
-    const int count = static_cast<int>(min(static_cast<long long>(kItems), max(0LL, n - base - first)));
-    int prev = first == 0 ? before : (count > 0 ? tile[pad(first - 1)] : 0);
+    const int count = (int)min((long long)kItems, max(0LL, n - base - first));
+    int prev = first == 0 ? before : (count > 0 ? tile_values[pad(first - 1)] : 0);
     unsigned int head_mask = 0;
     for (int k = 0; k < count; ++k) {
-        const int v = tile[pad(first + k)];
+        const int v = tile_values[pad(first + k)];
         if (v != prev) head_mask |= 1u << k;
         prev = v;
     }
-    int total = 0;
-    const int inclusive = block_inclusive_scan(__popc(head_mask), warp_sums, total);
-    int slot = tile_offsets[blockIdx.x] + inclusive - __popc(head_mask);
+    const Heads mine{__popc(head_mask), head_mask ? (int)(base + first + 31 - __clz(head_mask)) : -1};
+    Heads tile_total;
+    const Heads within = block_exclusive_scan(mine, warp_totals, tile_total);
+
+    if (threadIdx.x == 0) {
+        volatile unsigned long long* words = state;
+        Heads ex{0, -1};
+        if (tile > 0) {
+            words[tile] = pack(kAggregate, tile_total.count, tile_total.last);
+            for (int p = tile - 1; p >= 0; --p) {
+                unsigned long long w;
+                do {
+                    w = words[p];
+                } while ((w >> 62) == 0);
+                ex.count += (int)((w >> 31) & kField);
+                if (ex.last < 0) ex.last = (int)(w & kField) - 1;  // walking back: the latest head found first
+                if ((w & kPrefix) != 0) break;
+            }
+        }
+        const Heads in{ex.count + tile_total.count, tile_total.last >= 0 ? tile_total.last : ex.last};
+        words[tile] = pack(kPrefix, in.count, in.last);
+        preceding = ex;
+        if (tile == tiles - 1) {
+            *num_runs = in.count;
+            run_lengths[in.count - 1] = n - in.last;
+        }
+    }
+    __syncthreads();
+
+    int slot = preceding.count + within.count;
+    int last = within.last >= 0 ? within.last : preceding.last;  // the head before this thread's first
     while (head_mask) {
         const int k = __ffs(head_mask) - 1;
         head_mask &= head_mask - 1;
-        run_values[slot] = tile[pad(first + k)];
-        starts[slot] = static_cast<int>(base + first + k);
+        const int position = (int)(base + first + k);
+        run_values[slot] = tile_values[pad(first + k)];
+        if (slot > 0) run_lengths[slot - 1] = position - last;
+        last = position;
         ++slot;
     }
-}
-
-__global__ void rle_lengths(int n, const int* __restrict__ starts, const int* __restrict__ num_runs,
-                            int* __restrict__ run_lengths) {
-    const int r = blockIdx.x * blockDim.x + threadIdx.x;
-    const int runs = *num_runs;
-    if (r < runs) run_lengths[r] = (r + 1 < runs ? starts[r + 1] : n) - starts[r];
 }
 
 void run_length_encode(int n, const int* values, int* run_values, int* run_lengths, int* num_runs) {
     if (n <= 0) return;
     const int tiles = (n + kTile - 1) / kTile;
-    static int *starts = nullptr, *tile_offsets = nullptr;
+    static unsigned long long* state = nullptr;  // tiles words, then the tile counter
     static int capacity = 0;
-    if (n > capacity) {
-        if (starts) {
-            cudaFree(starts);
-            cudaFree(tile_offsets);
-        }
-        cudaMalloc(&starts, static_cast<size_t>(n) * sizeof(int));
-        cudaMalloc(&tile_offsets, static_cast<size_t>(tiles) * sizeof(int));
-        capacity = n;
+    if (tiles > capacity) {
+        if (state) cudaFree(state);
+        cudaMalloc(&state, (static_cast<size_t>(tiles) + 1) * sizeof(unsigned long long));
+        capacity = tiles;
     }
-    rle_count_tiles<<<tiles, kThreads>>>(n, values, tile_offsets);
-    rle_scan_tiles<<<1, kScanThreads>>>(tiles, tile_offsets, num_runs);
-    rle_scatter_tiles<<<tiles, kThreads>>>(n, values, tile_offsets, run_values, starts);
-    rle_lengths<<<(n + 255) / 256, 256>>>(n, starts, num_runs, run_lengths);
+    cudaMemsetAsync(state, 0, (static_cast<size_t>(tiles) + 1) * sizeof(unsigned long long));
+    rle_single_pass<<<tiles, kThreads>>>(n, tiles, values, run_values, run_lengths, num_runs, state,
+                                         reinterpret_cast<unsigned int*>(state + tiles));
 }
