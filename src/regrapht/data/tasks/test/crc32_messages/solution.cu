@@ -23,8 +23,7 @@ __device__ __forceinline__ unsigned int slice8(const unsigned int (*table)[256],
            table[3][hi & 0xFFu] ^ table[2][(hi >> 8) & 0xFFu] ^ table[1][(hi >> 16) & 0xFFu] ^ table[0][hi >> 24];
 }
 
-__global__ void __launch_bounds__(THREADS) crc_sliced(int count, int len, const unsigned char* __restrict__ data,
-                                                      unsigned int* __restrict__ crc, bool vector_path) {
+__global__ void crc_sliced(int count, int len, const unsigned char* data, unsigned int* crc, bool vector_path) {
     __shared__ unsigned int table[8][256];
     __shared__ uint4 tile[WARPS][32][PIECES + 1];
     for (int e = threadIdx.x; e < 256; e += THREADS) {

@@ -11,8 +11,7 @@
 // replaces measured 1.04x naive, 1.02x cuBLAS DGEAM, and took a third step).
 
 template <bool VEC>
-__global__ void geam_2x2(int m, int n, double alpha, const double* __restrict__ A, double beta,
-                         const double* __restrict__ B, double* __restrict__ C) {
+__global__ void geam_2x2(int m, int n, double alpha, const double* A, double beta, const double* B, double* C) {
     const int j = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
     const int i = 2 * (blockIdx.y * blockDim.y + threadIdx.y);
     if (i >= m || j >= n) return;

@@ -20,8 +20,7 @@ __device__ __forceinline__ unsigned int unpack4(unsigned int nib) {
 }
 
 template <bool VEC>
-__global__ void pack_cells(int rows, int cols, int wpr, const unsigned char* __restrict__ cells,
-                           unsigned int* __restrict__ grid) {
+__global__ void pack_cells(int rows, int cols, int wpr, const unsigned char* cells, unsigned int* grid) {
     const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= (long long)rows * wpr) return;
     const long long r = idx / wpr;
@@ -40,8 +39,7 @@ __global__ void pack_cells(int rows, int cols, int wpr, const unsigned char* __r
 }
 
 template <bool VEC>
-__global__ void unpack_cells(int rows, int cols, int wpr, const unsigned int* __restrict__ grid,
-                             unsigned char* __restrict__ out) {
+__global__ void unpack_cells(int rows, int cols, int wpr, const unsigned int* grid, unsigned char* out) {
     const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= (long long)rows * wpr) return;
     const long long r = idx / wpr;
@@ -60,8 +58,8 @@ __global__ void unpack_cells(int rows, int cols, int wpr, const unsigned int* __
 
 // One generation on the packed grid. Threads run over rows x wpad words (wpad: wpr rounded up to a
 // multiple of 32), so a warp lies within one row; lanes past the row's end hold zero words (dead).
-__global__ void life_packed(int rows, int wpr, int wpad, unsigned int last_mask, const unsigned int* __restrict__ now,
-                            unsigned int* __restrict__ next) {
+__global__ void life_packed(int rows, int wpr, int wpad, unsigned int last_mask, const unsigned int* now,
+                            unsigned int* next) {
     const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= (long long)rows * wpad) return;  // whole warps: rows * wpad and the block are multiples of 32
     const int r = (int)(idx / wpad), w = (int)(idx - (long long)r * wpad);
@@ -114,10 +112,6 @@ __global__ void life_packed(int rows, int wpr, int wpad, unsigned int last_mask,
 
 void life_steps(int rows, int cols, int steps, const unsigned char* cells, unsigned char* out, unsigned char* work) {
     if (rows <= 0 || cols <= 0) return;
-    if (steps <= 0) {
-        cudaMemcpyAsync(out, cells, (size_t)rows * cols, cudaMemcpyDeviceToDevice);
-        return;
-    }
     const int wpr = (cols + 31) / 32, wpad = (wpr + 31) / 32 * 32;
     const long long words = (long long)rows * wpr;
     // two packed grids in the workspace, from its first 4-byte boundary
