@@ -105,3 +105,20 @@ def test_cpu_timing_records_dispatch_and_no_hold() -> None:
         timing = ev.timings[name]
         assert timing["hold_s"] == 0.0
         assert 0 < timing["dispatch_median_s"] <= timing["host_median_s"]
+
+
+def test_a_launch_path_longer_than_the_hold_is_noted(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    def judged(dispatch_s: float) -> Evaluation:
+        samples = {name: {"event": [2e-4] * 5, "host": [5e-4] * 5, "dispatch": [dispatch_s] * 5} for name in ("candidate", "eager")}
+        timing = {"setup": {}, "problems": [], "samples": samples, "hold_s": 3e-4}
+        ev = Evaluation("relu", "cpu", "correct", "", "0")
+        _judge(tmp_path, 3e-4)._judge_timing(ev, find_task("relu"), "cpu", SimpleNamespace(timing=timing))
+        return ev
+
+    short = judged(40e-6)
+    assert short.timings["candidate"]["dispatch_median_s"] == pytest.approx(40e-6) and not short.integrity
+    long = judged(500e-6)
+    assert long.status == "correct"
+    assert "note: candidate's launch path (500 us median) outlasts the 300 us hold" in " ".join(long.integrity)

@@ -378,7 +378,11 @@ class TorchJudge:
         for name, s in samples.items():
             ev.timings[name] = summarize(s[primary], s["host"], s["event"]).to_dict()
             if s.get("dispatch"):  # where it is above hold_s, the excess was timed with the kernel
-                ev.timings[name].update(dispatch_median_s=float(np.median(s["dispatch"])), hold_s=hold_s)
+                dispatch = float(np.median(s["dispatch"]))
+                ev.timings[name].update(dispatch_median_s=dispatch, hold_s=hold_s)
+                if 0 < hold_s < dispatch:
+                    ev.integrity.append(f"note: {name}'s launch path ({dispatch * 1e6:.0f} us median) outlasts the "
+                                        f"{hold_s * 1e6:.0f} us hold: the rest of it is timed with its kernels")  # fmt: skip
         cand = samples["candidate"][primary]
         for name, s in samples.items():
             if name != "candidate":
