@@ -155,7 +155,10 @@ def main() -> int:
                    "dispatch_us": {k: round(t["dispatch_median_s"] * 1e6, 1) for k, t in ev.timings.items() if "dispatch_median_s" in t}}  # fmt: skip
             result["runs"].append(row)
             result["device"] = ev.fingerprint.get("gpu") or ev.fingerprint.get("cpu")
-            print(f"run {i + 1}: {ev.status} speedup over eager {row['speedup_vs_eager']} ({row['seconds']:.1f} s)", flush=True)
+            both = row["candidate_median_ms"] and row["eager_median_ms"]
+            ms = f"candidate {row['candidate_median_ms']:.4f} ms, eager {row['eager_median_ms']:.4f} ms, " if both else ""
+            print(f"run {i + 1}: {ev.status} speedup over eager {row['speedup_vs_eager']} ({ms}dispatch us {row['dispatch_us']}, "
+                  f"{row['seconds']:.1f} s)", flush=True)  # fmt: skip
             speedups = [r["speedup_vs_eager"] for r in result["runs"] if r["status"] == "correct"]
             result["speedup_spread"] = spread(speedups)
             result["candidate_median_spread"] = spread([r["candidate_median_ms"] for r in result["runs"] if r["status"] == "correct"])

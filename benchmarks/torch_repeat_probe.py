@@ -130,7 +130,9 @@ def cpu_now() -> dict[str, Any]:
     cpu = int(fields[36])  # field 39 of proc(5), counted after the command name
     base = Path(f"/sys/devices/system/cpu/cpu{cpu}")
     nodes = [p.name for p in base.glob("node*")]
-    siblings = (base / "topology" / "thread_siblings_list").read_text().strip() if (base / "topology").exists() else ""
+    siblings = ""
+    with contextlib.suppress(OSError):
+        siblings = (base / "topology" / "thread_siblings_list").read_text().strip()
     return {"cpu": cpu, "node": nodes[0] if nodes else None, "siblings": siblings}
 
 
@@ -242,7 +244,7 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
         "bus_id_torch": f"{props.pci_domain_id:08x}:{props.pci_bus_id:02x}:{props.pci_device_id:02x}.0"
         if hasattr(props, "pci_bus_id") else None,
         "target": spec["target"],
-        "affinity": sorted(os.sched_getaffinity(0)), "variants": variants,
+        "affinity": sorted(os.sched_getaffinity(0)), "loadavg": os.getloadavg(), "variants": variants,
         "pointers": {k: [_where(p) for p in v[:8]] for k, v in pointers.items()},
         "distinct_output_blocks": {k: len(set(pointers[k])) for k in ("eager", "candidate")}, "segments": segments,
     }  # fmt: skip
