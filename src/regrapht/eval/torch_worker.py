@@ -110,8 +110,8 @@ class TorchWorker:
 
     def hold(self, ns: int) -> bool:
         """Queue the harness's hold (every SM busy for `ns`) on the legacy default stream, the timing
-        events' stream; True if queued. Without the library, or where the hold cannot fill every SM
-        (it says so once and stays off), calls are timed from an idle device: slower, never faster."""
+        events' stream; True if queued. Without the library, or once a hold fails (it cannot fill every
+        SM here: it stays off), calls are timed from an idle device: slower, never faster."""
         if self._hold is None or ns <= 0:
             return False
         if self._hold(ns) != 0:
