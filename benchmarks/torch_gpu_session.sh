@@ -12,6 +12,9 @@
 #   bash benchmarks/torch_gpu_session.sh all      # two GPUs (GPU_A, GPU_B; default 0 and 1), <= ~510 s:
 #                                                 # A: compare, repeat, bench; B: the tests (TESTS_LIMIT, 500 s)
 #   bash benchmarks/torch_gpu_session.sh check    # environment and KernelBench's import only (a minute)
+#   bash benchmarks/torch_gpu_session.sh probe    # why the speedup over eager moves between processes, and
+#                                                 # the hold that should stop it (<= 160 s;
+#                                                 # benchmarks/torch_repeat_probe.py; PROBE_ARGS)
 #   bash benchmarks/torch_gpu_session.sh phases   # per-phase seconds of 8 torch evaluations with the eager and
 #                                                 # compile baselines, spare on then off (<= 240 s;
 #                                                 # benchmarks/torch_phases_cpu.py --target cuda)
@@ -65,7 +68,7 @@ if [ "$what" = tests ]; then
   # -v names each test as it ends (a run stopped by the limit still says which passed); the longest
   # file (compile and max-autotune baselines, timed 4096^3 products) goes last.
   timeout $(( ${TESTS_LIMIT:-500} - (SECONDS - began) )) python3 -m pytest -v -m gpu -p no:cacheprovider --durations=0 \
-    ${TEST_FILES:-tests/eval/test_torch_gpu.py tests/rl/test_torch_gpu.py tests/eval/test_torch_integrity_gpu.py} \
+    ${TEST_FILES:-tests/eval/test_torch_gpu.py tests/rl/test_torch_gpu.py tests/eval/test_torch_integrity_gpu.py tests/eval/test_torch_hold_gpu.py} \
     --junitxml="$OUT/tests.xml" 2>&1 | tee "$OUT/tests.txt" | tail -60
   exit 0
 fi
@@ -80,6 +83,10 @@ if [ "$what" = phases ]; then
   timeout 150 python3 "$here/torch_phases_cpu.py" --target cuda --n 8 --out "$OUT/phases_cuda.json" 2>&1 | tee "$OUT/phases.txt" | tail -12
   timeout 90 python3 "$here/torch_phases_cpu.py" --target cuda --n 6 --no-spare --out "$OUT/phases_cuda_nospare.json" 2>&1 \
     | tee -a "$OUT/phases.txt" | tail -9
+  exit 0
+fi
+if [ "$what" = probe ]; then
+  timeout 165 python3 "$here/torch_repeat_probe.py" --out "$OUT" ${PROBE_ARGS:-} 2>&1 | tee "$OUT/probe_log.txt" | tail -40
   exit 0
 fi
 if [ "$what" = repeat ]; then
@@ -107,14 +114,14 @@ if [ "$what" = lead ]; then
   L=$OUT/lead; mkdir -p "$L"; mv "$OUT/env_lead.txt" "$L/env.txt"
   # SIGINT first: the evaluator's `with` then ends its workers, so none holds the GPU into the next part
   timeout -s INT -k 5 70 python3 "$here/torch_phases_cpu.py" --target cuda --n 6 --out "$L/phases_cuda.json" > "$L/phases.txt" 2>&1
-  timeout -s INT -k 5 50 python3 "$here/torch_repeat.py" --one-evaluator --deadline-s 45 --out "$L" > "$L/repeat.txt" 2>&1
+  timeout -s INT -k 5 50 python3 "$here/torch_repeat.py" --one-evaluator --deadline-s 45 --out "$L" ${REPEAT_ARGS:-} > "$L/repeat.txt" 2>&1
   budget=$(( ${LEAD_S:-285} - (SECONDS - began) ))
   # regrapht until 75 s before the end; KernelBench pre-built for 30 s, then as its README for 45 s
   timeout $(( budget + 8 )) python3 "$here/tvk_compare.py" --kernelbench "$KB" --out "$L" --budget-s "$budget" \
     --regrapht-deadline-s $(( budget - 75 )) --kb-readme-s 45 ${TVK_ARGS:-} > "$L/compare.txt" 2>&1
   tar czf "$OUT/torch_lead.tgz" -C "$OUT" lead && rm -rf "$L"
   tar xzf "$OUT/torch_lead.tgz" -O lead/phases.txt | tail -14
-  tar xzf "$OUT/torch_lead.tgz" -O lead/repeat.txt | tail -3
+  tar xzf "$OUT/torch_lead.tgz" -O lead/repeat.txt | tail -4
   tar xzf "$OUT/torch_lead.tgz" -O lead/compare.txt | grep -v '^ *[0-9.]* s  ' | tail -40
   echo "lead: $(( SECONDS - began )) s"
   exit 0

@@ -34,6 +34,12 @@ class TimingConfig:
     # event, so the host's launch latency (a few microseconds, varying between processes) is not
     # timed with the kernel. 0 times from an idle device.
     hold_s: float = 20e-6
+    # The same hold before each timed call of a torch task (candidate and baselines alike): a Python
+    # forward's launch path is tens of microseconds (a Triton launcher, torch.compile's guards) and
+    # varies with the host core it runs on, so 20 us does not cover it. 0 times from an idle device,
+    # launch path and all (relu's Triton candidate: 0.80x or 0.90x over eager by process, issue 17).
+    # Off until the GPU probe (benchmarks/torch_repeat_probe.py) has measured it.
+    torch_hold_s: float = 0.0
     # The serial reference, timed once per run and task. 1 s instead of 3 s gained no throughput on
     # an H200 (bench-data builds are input generation and serial outputs, not serial timing).
     serial_budget_s: float = 3.0

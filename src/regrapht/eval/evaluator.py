@@ -149,7 +149,8 @@ class Evaluator:
         if self._torch is None:
             from regrapht.eval.torch_judge import TorchJudge
 
-            self._torch = TorchJudge(self.config, self.secret, self.workdir, self.config.torch_baselines)
+            self._torch = TorchJudge(self.config, self.secret, self.workdir, self.config.torch_baselines,
+                                     hold_library=self.jobs.device_check_build)  # fmt: skip
         return self._torch
 
     def evaluate_many(self, items: list[tuple[Task, str, str]]) -> list[Evaluation]:

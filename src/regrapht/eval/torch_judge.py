@@ -19,6 +19,8 @@ import secrets
 import shutil
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,8 +86,11 @@ class TorchJudge:
     """Evaluates candidates for torch tasks with one evaluator's secret, scratch and settings."""
 
     def __init__(self, config: EvalConfig, secret: bytes, workdir: Path, baselines: tuple[str, ...] | None = None,
-                 reward_baseline: str | None = None):  # fmt: skip
+                 reward_baseline: str | None = None, hold_library: Callable[[], Future] | None = None):  # fmt: skip
         self.config = config
+        # Starts (once) the build of the harness's device library, whose hold kernel the timed calls
+        # wait behind (TimingConfig.torch_hold_s): the evaluator's, shared with the serial path.
+        self.hold_library = hold_library
         self.secret = secret
         self.workdir = workdir / "torch"
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -227,6 +232,12 @@ class TorchJudge:
             self._refs[key] = ref
         return ref
 
+    def prepare(self, task: TorchTask, target: str) -> None:
+        """What every evaluation of `task` on `target` shares, done now (the reference run, the harness
+        library's build started): a caller may overlap it with work of its own before the first one."""
+        self._hold_build(target)
+        self.reference(task, target)
+
     # ---- candidate ---------------------------------------------------------------------------
     def evaluate(self, task: TorchTask, source: str, target: str = "cuda", filename: str = "") -> Evaluation:
         began = time.monotonic()
@@ -249,6 +260,7 @@ class TorchJudge:
             first = hits[0]
             return self._done(ev, "integrity_violation", f"source screen: line {first.line}: {first.message}: `{first.excerpt}`", began)
         self.prebuild(source, target, filename)  # builds beside the reference's run, if that is still to come
+        hold = self._hold_build(target)  # likewise
         ref = self.reference(task, target)
         spare = self._take_spare()
         folder = spare[1] if spare is not None else self._fresh_dir(f"cand-{task.id}")
@@ -259,7 +271,7 @@ class TorchJudge:
         job = {"mode": "candidate", "reference": str(task.reference_path), "candidate": str(candidate),
                "form": form.kind, "entry": form.entry, "target": target, "dtype": task.dtype,
                "allow_lower": task.allow_tf32, "cases": ref.cases, "case_dir": str(case_dir),
-               "await_timing": self.config.timing}  # fmt: skip
+               "await_timing": self.config.timing, "hold_library": _library(hold)}  # fmt: skip
         state = CandidateState(ev, task, target, ref, case_dir, self)
         if self.sandbox_off is None:
             self._seed_baseline_cache(task, target, folder, job)
@@ -288,6 +300,11 @@ class TorchJudge:
         ev.seconds["total"] = round(time.monotonic() - began, 3)
         shutil.rmtree(folder, ignore_errors=True)
         return ev
+
+    def _hold_build(self, target: str) -> Future | None:
+        """The harness library's build, started, where this run holds the device before timed calls."""
+        wanted = target == "cuda" and self.config.timing and self.config.timing_config.torch_hold_s > 0
+        return self.hold_library() if wanted and self.hold_library is not None else None
 
     def _warm_folder(self, task: TorchTask, target: str) -> Path | None:
         """The machine's warm cache folder of this task's compiled baselines (eval/torch_baseline_cache.py),
@@ -337,6 +354,7 @@ class TorchJudge:
             "warmup_rounds": tc.warmup_rounds, "min_rounds": tc.min_rounds, "max_rounds": tc.max_rounds,
             "budget_s": tc.budget_s, "min_s": tc.min_s, "target_rse": tc.target_rse,
             "flush_bytes": max(2 * int(l2_bytes or 0), 256 << 20),
+            "hold_s": tc.torch_hold_s if target == "cuda" else 0.0,
             # Eager and the candidate each lie within the tolerance of the float64 truth.
             "rtol": 2 * tol.rtol, "atol": 2 * tol.atol,
         }  # fmt: skip
@@ -356,8 +374,15 @@ class TorchJudge:
             return
         samples = timing["samples"]
         primary = "event" if target == "cuda" else "host"
+        hold_s = self._hold_s(timing)
         for name, s in samples.items():
             ev.timings[name] = summarize(s[primary], s["host"], s["event"]).to_dict()
+            if s.get("dispatch"):  # where it is above hold_s, the excess was timed with the kernel
+                dispatch = float(np.median(s["dispatch"]))
+                ev.timings[name].update(dispatch_median_s=dispatch, hold_s=hold_s)
+                if 0 < hold_s < dispatch:
+                    ev.integrity.append(f"note: {name}'s launch path ({dispatch * 1e6:.0f} us median) outlasts the "
+                                        f"{hold_s * 1e6:.0f} us hold: the rest of it is timed with its kernels")  # fmt: skip
         cand = samples["candidate"][primary]
         for name, s in samples.items():
             if name != "candidate":
@@ -365,9 +390,15 @@ class TorchJudge:
         if target == "cuda":
             self._gates(ev, task, target, timing)
 
+    def _hold_s(self, timing: dict[str, Any]) -> float:
+        """The hold the worker says it queued before each timed call, never more than the run asked for."""
+        return max(0.0, min(float(timing.get("hold_s") or 0.0), self.config.timing_config.torch_hold_s))
+
     def _gates(self, ev: Evaluation, task: TorchTask, target: str, timing: dict[str, Any]) -> None:
         cand = ev.timings["candidate"]
-        if cand["host_median_s"] > self.config.event_host_slack * cand["event_median_s"] + HOST_SLACK_S:
+        # The host clock runs from before the start event: it also counts what was left of the hold.
+        slack = HOST_SLACK_S + self._hold_s(timing)
+        if cand["host_median_s"] > self.config.event_host_slack * cand["event_median_s"] + slack:
             ev.status = "integrity_violation"
             ev.message = (f"host time {cand['host_median_s'] * 1e3:.3f} ms is far above the CUDA-event time "
                           f"{cand['event_median_s'] * 1e3:.3f} ms on the caller's stream: work ran outside it "
@@ -472,6 +503,17 @@ class TorchJudge:
                 "torch": torch_version, "nvcc": toolchain.nvcc_version() if target == "cuda" else None,
                 "gxx": toolchain.gxx_version(), "cpu": toolchain.cpu_model(), "python": platform.python_version(),
                 "numpy": np.__version__, "regrapht": regrapht.__version__}  # fmt: skip
+
+
+def _library(build: Future | None) -> str | None:
+    """The built library's path, or None where there is no build or it failed (no hold, then)."""
+    if build is None:
+        return None
+    try:
+        result = build.result()
+    except Exception:  # the build itself broke: calls are timed from an idle device
+        return None
+    return result.library if result.ok else None
 
 
 def dump(ev: Evaluation) -> str:

@@ -47,6 +47,7 @@ TORCH_FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "problems": (_LIST, True),
         "checked": (_INT, True),
         "audited": (_INT, False),
+        "hold_s": (_NUM, False),
     },
     "error": {"kind": (_STR, True), "text": (_STR, True)},
     "done": {"messages": (_INT, True)},

@@ -16,6 +16,16 @@ of rounds drawn in secret are compared with eager's on exactly those inputs. A s
 rounds is audited: the candidate runs under the dispatch audit, its output is checked, and the
 round's samples are dropped for every kernel, so the audit's overhead never enters a measurement.
 Baseline outputs are poisoned before their memory is released.
+
+The hold (cuda, `hold_s` > 0): after the synchronization and before the start event, the harness's
+hold kernel (data/kernels/device_check.cu, the serial path's) keeps every SM busy, so each kernel's
+Python launch path (tens of microseconds for a Triton launcher or torch.compile's guards, and as
+much again on a busier or slower host core) runs while the device is held instead of inside the
+timed interval, and no kernel the candidate puts on a stream of its own runs before the start event.
+Without it a timed call starts from an idle device, launch path and all: relu's honest Triton
+candidate measured 0.80x or 0.90x over eager depending on the process (issue 17). Each call's
+dispatch time (the host's time until its forward returned) is kept beside the samples: where it
+exceeds the hold, the excess is still timed.
 """
 
 from __future__ import annotations
@@ -218,7 +228,9 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
     setup["candidate"] = {"seconds": round(time.perf_counter() - warm_began, 3), "what": "warm-up of every kernel"}
     bandwidth = _bandwidth() if cuda else None
     flush = torch.empty(int(spec["flush_bytes"]), dtype=torch.uint8, device="cuda") if cuda else None
-    samples: dict[str, dict[str, list[float]]] = {n: {"event": [], "host": []} for n in kernels}
+    hold_ns = int(float(spec.get("hold_s", 0.0)) * 1e9) if cuda else 0
+    held = False
+    samples: dict[str, dict[str, list[float]]] = {n: {"event": [], "host": [], "dispatch": []} for n in kernels}
     problems: list[str] = []
     checked = _checked_rounds(int(spec["max_rounds"]))
     rng = random.Random(secrets.randbits(64))
@@ -246,6 +258,8 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
             worker.sync()
             start = torch.cuda.Event(enable_timing=True) if cuda else None
             end = torch.cuda.Event(enable_timing=True) if cuda else None
+            if hold_ns and worker.hold(hold_ns):  # after the synchronization; only the start event follows it
+                held = True
             if start is not None:
                 start.record()
             t0 = time.perf_counter()
@@ -255,6 +269,7 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
                         result = fn(*inputs)
                 else:
                     result = fn(*inputs)
+            dispatch = time.perf_counter() - t0
             if end is not None:
                 end.record()
             worker.sync()
@@ -262,6 +277,7 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
             if audit is None:  # an audited round's samples carry the audit's overhead: dropped, all kernels
                 samples[name]["host"].append(host)
                 samples[name]["event"].append(start.elapsed_time(end) / 1e3 if start is not None else host)
+                samples[name]["dispatch"].append(dispatch)
             outputs[name] = result
         if rounds in checked or audit is not None:
             problems += _check_round(worker, outputs, inputs, spec, bindings, globals_, rounds)
@@ -287,7 +303,7 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
             break
     worker.send(event="timing", samples=samples, setup=setup, rounds=len(samples["candidate"]["host"]), problems=problems,
                 bandwidth_bytes_per_s=bandwidth, checked=len([r for r in checked | audited if r < rounds]),
-                audited=len([r for r in audited if r < rounds]))  # fmt: skip
+                audited=len([r for r in audited if r < rounds]), hold_s=hold_ns / 1e9 if held else 0.0)  # fmt: skip
 
 
 def _check_round(worker: Any, outputs: dict[str, Any], inputs: list[Any], spec: dict[str, Any],

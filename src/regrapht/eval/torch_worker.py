@@ -103,6 +103,21 @@ class TorchWorker:
         tf32 = bool(job.get("allow_lower")) or job["dtype"] != "float32"
         torch.backends.cudnn.allow_tf32 = tf32
         torch.backends.cuda.matmul.allow_tf32 = tf32
+        # The hold is queued on the legacy default stream: it orders the timed calls only where that is
+        # the stream they and their events run on (torch's default stream, unless built otherwise).
+        legacy = self.stream is not None and self.stream.cuda_stream == 0
+        self._hold = _hold_function(job.get("hold_library")) if legacy else None
+
+    def hold(self, ns: int) -> bool:
+        """Queue the harness's hold (every SM busy for `ns`) on the legacy default stream, the timing
+        events' stream; True if queued. Without the library, or once a hold fails (it cannot fill every
+        SM here: it stays off), calls are timed from an idle device: slower, never faster."""
+        if self._hold is None or ns <= 0:
+            return False
+        if self._hold(ns) != 0:
+            self._hold = None
+            return False
+        return True
 
     def sync(self) -> None:
         if self.cuda:
@@ -378,6 +393,22 @@ class TorchWorker:
     # ---- timing (eval/torch_timing.py) -----------------------------------------------------------
     def run_timing(self, cls: Any, spec: dict[str, Any], bindings: dict[str, Any], globals_: dict[str, Any]) -> None:
         torch_timing.time_interleaved(self, cls, spec, bindings, globals_)
+
+
+def _hold_function(library: str | None) -> Any:
+    """`regrapht_hold_device` of the harness's device library (data/kernels/device_check.cu), loaded
+    before any candidate code runs; None without one."""
+    if not library:
+        return None
+    import ctypes
+
+    try:
+        function = ctypes.CDLL(library, mode=os.RTLD_NOW | os.RTLD_LOCAL).regrapht_hold_device
+    except (OSError, AttributeError):
+        return None
+    function.restype = ctypes.c_int
+    function.argtypes = [ctypes.c_ulonglong]
+    return function
 
 
 class _Functions:
