@@ -1,136 +1,156 @@
-// steps: parallelize, warp_shuffle_reduction, shared_memory_tiling, thread_coarsening, bank_conflict_avoidance
-// Reduce-then-scan over tiles of 4096 elements (256 threads x 16). Pass 1 counts each tile's run
-// heads with coalesced reads and a warp-shuffle block sum. Pass 2, one block, scans the tile counts
-// into tile offsets and writes the run count. Pass 3 stages its tile in shared memory (padded, so
-// the per-thread runs of 16 consecutive elements read without bank conflicts), each thread counts
-// the heads among its 16, a block-wide shuffle scan gives every thread its first run slot, and the
-// thread writes its heads' values and starts. Pass 4 turns starts into lengths. Global traffic is a
-// few passes over the data instead of one per power of two.
+// steps: parallelize, warp_shuffle_reduction, thread_coarsening, vectorized_access, algorithmic_change
+// One pass: a scan with decoupled look-back over tiles of 4096 elements (256 threads x 16). A block
+// takes the next tile in launch order (an atomic counter, so every tile it waits on is already
+// running), loads its 16 consecutive elements with four 16-byte loads a thread, flags the run heads
+// and scans, over the block with shuffles, two things at once: the number of heads (a run's slot)
+// and the position of the latest head (the start of the run still open). It publishes its tile's
+// (count, latest head) at once, then one warp reads its predecessors' published words 32 at a time,
+// summing counts and taking the largest head position back to the nearest tile that has published
+// its inclusive prefix, and publishes its own. Flag, count and position share one 64-bit word, so
+// a word is read whole or not at all. Each head then writes its value, and the length of the run
+// before it (its start minus the previous head, which the position scan gives even when that head
+// is tiles back); the last tile writes the last run's length and the run count. The previous
+// version made four passes (count, scan, scatter the starts, difference them): the input read
+// twice and the starts written and read back, at 16% of the floor.
+#include <cstdint>
+
 constexpr int kThreads = 256;
 constexpr int kItems = 16;
 constexpr int kTile = kThreads * kItems;
-constexpr int kScanThreads = 1024;
 
-__host__ __device__ constexpr int pad(int i) { return i + (i >> 5); }
+// status word: flag in bits 62-63 (0 not yet, 1 the tile's own aggregate, 2 inclusive prefix),
+// head count in bits 31-61, latest head position + 1 in bits 0-30 (0: no head)
+constexpr unsigned long long kAggregate = 1ull << 62, kPrefix = 2ull << 62;
 
-// Inclusive block-wide sum scan of one value per thread (kThreads threads); total gets the sum.
-__device__ __forceinline__ int block_inclusive_scan(int x, int* warp_sums, int& total) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        const int y = __shfl_up_sync(0xffffffffu, x, d);
-        if (lane >= d) x += y;
-    }
-    if (lane == 31) warp_sums[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-        int w = lane < warps ? warp_sums[lane] : 0;
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            const int y = __shfl_up_sync(0xffffffffu, w, d);
-            if (lane >= d) w += y;
-        }
-        if (lane < warps) warp_sums[lane] = w;
-    }
-    __syncthreads();
-    total = warp_sums[warps - 1];
-    const int result = x + (warp > 0 ? warp_sums[warp - 1] : 0);
-    __syncthreads();  // warp_sums may be reused by the caller's next scan
-    return result;
+__device__ __forceinline__ unsigned long long rle_pack(unsigned long long flag, int count, int last) {
+    return flag | ((unsigned long long)count << 31) | (unsigned long long)(last + 1);
 }
-
-__global__ void __launch_bounds__(kThreads) rle_count_tiles(int n, const int* __restrict__ values,
-                                                            int* __restrict__ tile_counts) {
-    __shared__ int warp_sums[32];
-    const long long base = static_cast<long long>(blockIdx.x) * kTile;
-    int heads = 0;
-#pragma unroll 4
-    for (int k = 0; k < kItems; ++k) {
-        const long long i = base + k * kThreads + threadIdx.x;
-        if (i < n) heads += (i == 0 || values[i] != values[i - 1]) ? 1 : 0;
-    }
-    int total = 0;
-    block_inclusive_scan(heads, warp_sums, total);
-    if (threadIdx.x == 0) tile_counts[blockIdx.x] = total;
-}
-
-__global__ void __launch_bounds__(kScanThreads) rle_scan_tiles(int tiles, int* tile_offsets, int* num_runs) {
-    __shared__ int warp_sums[32];
-    __shared__ int carry;
-    if (threadIdx.x == 0) carry = 0;
-    __syncthreads();
-    for (int start = 0; start < tiles; start += kScanThreads) {
-        const int t = start + threadIdx.x;
-        const int x = t < tiles ? tile_offsets[t] : 0;
-        int total = 0;
-        const int inclusive = block_inclusive_scan(x, warp_sums, total);
-        if (t < tiles) tile_offsets[t] = carry + inclusive - x;
-        __syncthreads();
-        if (threadIdx.x == 0) carry += total;
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) *num_runs = carry;
-}
+__device__ __forceinline__ int rle_count(unsigned long long s) { return (int)((s >> 31) & 0x7fffffffull); }
+__device__ __forceinline__ int rle_last(unsigned long long s) { return (int)(s & 0x7fffffffull) - 1; }
 
 __global__ void __launch_bounds__(kThreads)
-    rle_scatter_tiles(int n, const int* __restrict__ values, const int* __restrict__ tile_offsets,
-                      int* __restrict__ run_values, int* __restrict__ starts) {
-    __shared__ int tile[pad(kTile) + 1];
-    __shared__ int warp_sums[32];
-    __shared__ int before;  // the element just before the tile (or a value unequal to the first)
-    const long long base = static_cast<long long>(blockIdx.x) * kTile;
-    for (int k = 0; k < kItems; ++k) {
-        const int local = k * kThreads + threadIdx.x;
-        const long long i = base + local;
-        if (i < n) tile[pad(local)] = values[i];
-    }
-    if (threadIdx.x == 0) before = base > 0 ? values[base - 1] : ~values[0];
+    rle_single_pass(int n, const int* __restrict__ values, bool aligned, int* __restrict__ run_values,
+                    int* __restrict__ run_lengths, int* __restrict__ num_runs, unsigned long long* status,
+                    unsigned int* tile_counter) {
+    __shared__ int s_tile, s_excl_count, s_excl_last;
+    __shared__ int warp_count[kThreads / 32], warp_last[kThreads / 32];
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (threadIdx.x == 0) s_tile = (int)atomicAdd(tile_counter, 1u);
     __syncthreads();
-
-    const int first = threadIdx.x * kItems;
-    const int count = static_cast<int>(min(static_cast<long long>(kItems), max(0LL, n - base - first)));
-    int prev = first == 0 ? before : (count > 0 ? tile[pad(first - 1)] : 0);
-    unsigned int head_mask = 0;
-    for (int k = 0; k < count; ++k) {
-        const int v = tile[pad(first + k)];
-        if (v != prev) head_mask |= 1u << k;
-        prev = v;
+    const int tile = s_tile;
+    const long long i0 = (long long)tile * kTile + (long long)threadIdx.x * kItems;
+    int v[kItems];
+    if (aligned && i0 + kItems <= n) {
+        const int4* v4 = reinterpret_cast<const int4*>(values + i0);
+#pragma unroll
+        for (int q = 0; q < kItems / 4; ++q) {
+            const int4 w = __ldg(v4 + q);
+            v[4 * q] = w.x, v[4 * q + 1] = w.y, v[4 * q + 2] = w.z, v[4 * q + 3] = w.w;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < kItems; ++k) v[k] = i0 + k < n ? __ldg(values + i0 + k) : 0;
     }
-    int total = 0;
-    const int inclusive = block_inclusive_scan(__popc(head_mask), warp_sums, total);
-    int slot = tile_offsets[blockIdx.x] + inclusive - __popc(head_mask);
-    while (head_mask) {
-        const int k = __ffs(head_mask) - 1;
-        head_mask &= head_mask - 1;
-        run_values[slot] = tile[pad(first + k)];
-        starts[slot] = static_cast<int>(base + first + k);
+    // The element before this thread's first: the previous lane's last, or a load for lane 0.
+    int prev = __shfl_up_sync(full, v[kItems - 1], 1);
+    if (lane == 0 && i0 > 0 && i0 < n) prev = __ldg(values + i0 - 1);
+    unsigned heads = 0;
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+        const long long i = i0 + k;
+        const int before = k == 0 ? prev : v[k - 1];
+        if (i < n && (i == 0 || v[k] != before)) heads |= 1u << k;
+    }
+    const int cnt = __popc(heads);
+    const int last = heads ? (int)(i0 + 31 - __clz(heads)) : -1;
+    // Block scans: inclusive sum of cnt, inclusive max of last.
+    int c_in = cnt, l_in = last;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const int c = __shfl_up_sync(full, c_in, d), l = __shfl_up_sync(full, l_in, d);
+        if (lane >= d) c_in += c, l_in = max(l_in, l);
+    }
+    if (lane == 31) warp_count[warp] = c_in, warp_last[warp] = l_in;
+    __syncthreads();
+    int c_before = 0, l_before = -1, c_tile = 0, l_tile = -1;
+#pragma unroll
+    for (int w = 0; w < kThreads / 32; ++w) {
+        if (w < warp) c_before += warp_count[w], l_before = max(l_before, warp_last[w]);
+        c_tile += warp_count[w], l_tile = max(l_tile, warp_last[w]);
+    }
+    int l_ex = __shfl_up_sync(full, l_in, 1);
+    if (lane == 0) l_ex = -1;
+    const int c_ex = c_before + c_in - cnt;  // heads before this thread, in the tile
+    l_ex = max(l_ex, l_before);              // latest head before this thread, in the tile
+    // Decoupled look-back.
+    if (warp == 0) {
+        if (tile == 0) {
+            if (lane == 0) {
+                atomicExch(status, rle_pack(kPrefix, c_tile, l_tile));
+                s_excl_count = 0, s_excl_last = -1;
+            }
+        } else {
+            if (lane == 0) atomicExch(status + tile, rle_pack(kAggregate, c_tile, l_tile));
+            int ex_c = 0, ex_l = -1;
+            for (long long wbase = tile - 1;; wbase -= 32) {
+                const long long j = wbase - lane;
+                unsigned long long s = rle_pack(kPrefix, 0, -1);  // before tile 0: nothing
+                if (j >= 0) {
+                    do {
+                        s = *reinterpret_cast<volatile unsigned long long*>(status + j);
+                    } while ((s >> 62) == 0);
+                }
+                const unsigned prefix = __ballot_sync(full, (s >> 62) == 2);
+                const int stop = prefix ? __ffs(prefix) - 1 : 31;  // the nearest inclusive prefix
+                int c = lane <= stop ? rle_count(s) : 0, l = lane <= stop ? rle_last(s) : -1;
+#pragma unroll
+                for (int o = 16; o > 0; o >>= 1) {
+                    c += __shfl_xor_sync(full, c, o);
+                    l = max(l, __shfl_xor_sync(full, l, o));
+                }
+                ex_c += c, ex_l = max(ex_l, l);
+                if (prefix) break;
+            }
+            if (lane == 0) {
+                atomicExch(status + tile, rle_pack(kPrefix, ex_c + c_tile, max(ex_l, l_tile)));
+                s_excl_count = ex_c, s_excl_last = ex_l;
+            }
+        }
+    }
+    __syncthreads();
+    const int excl_count = s_excl_count, excl_last = s_excl_last;
+    int slot = excl_count + c_ex;
+    int prev_head = max(excl_last, l_ex);
+    while (heads) {
+        const int k = __ffs(heads) - 1;
+        heads &= heads - 1;
+        const int i = (int)(i0 + k);
+        run_values[slot] = v[k];
+        if (slot > 0) run_lengths[slot - 1] = i - prev_head;  // the run before this one ends here
+        prev_head = i;
         ++slot;
     }
-}
-
-__global__ void rle_lengths(int n, const int* __restrict__ starts, const int* __restrict__ num_runs,
-                            int* __restrict__ run_lengths) {
-    const int r = blockIdx.x * blockDim.x + threadIdx.x;
-    const int runs = *num_runs;
-    if (r < runs) run_lengths[r] = (r + 1 < runs ? starts[r + 1] : n) - starts[r];
+    if (threadIdx.x == 0 && (long long)(tile + 1) * kTile >= n) {  // the tile holding the last element
+        const int runs = excl_count + c_tile;
+        run_lengths[runs - 1] = n - max(excl_last, l_tile);
+        *num_runs = runs;
+    }
 }
 
 void run_length_encode(int n, const int* values, int* run_values, int* run_lengths, int* num_runs) {
     if (n <= 0) return;
     const int tiles = (n + kTile - 1) / kTile;
-    static int *starts = nullptr, *tile_offsets = nullptr;
+    static unsigned long long* status = nullptr;
     static int capacity = 0;
-    if (n > capacity) {
-        if (starts) {
-            cudaFree(starts);
-            cudaFree(tile_offsets);
-        }
-        cudaMalloc(&starts, static_cast<size_t>(n) * sizeof(int));
-        cudaMalloc(&tile_offsets, static_cast<size_t>(tiles) * sizeof(int));
-        capacity = n;
+    if (tiles > capacity) {
+        if (status) cudaFree(status);
+        cudaMalloc(&status, (static_cast<size_t>(tiles) + 1) * sizeof(unsigned long long));
+        capacity = tiles;
     }
-    rle_count_tiles<<<tiles, kThreads>>>(n, values, tile_offsets);
-    rle_scan_tiles<<<1, kScanThreads>>>(tiles, tile_offsets, num_runs);
-    rle_scatter_tiles<<<tiles, kThreads>>>(n, values, tile_offsets, run_values, starts);
-    rle_lengths<<<(n + 255) / 256, 256>>>(n, starts, num_runs, run_lengths);
+    // the tile counter lives in the word after the tiles' status
+    cudaMemsetAsync(status, 0, (static_cast<size_t>(tiles) + 1) * sizeof(unsigned long long));
+    const bool aligned = reinterpret_cast<std::uintptr_t>(values) % 16 == 0;
+    rle_single_pass<<<tiles, kThreads>>>(n, values, aligned, run_values, run_lengths, num_runs, status,
+                                         reinterpret_cast<unsigned int*>(status + tiles));
 }
