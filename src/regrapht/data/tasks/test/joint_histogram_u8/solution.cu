@@ -39,12 +39,22 @@ __global__ void __launch_bounds__(kThreads)
         const int vecs = n / 16;
         const uint4* a16 = reinterpret_cast<const uint4*>(a);
         const uint4* b16 = reinterpret_cast<const uint4*>(b);
-        for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < vecs; v += stride) {
+        // two 32-pixel loads in flight a thread before their 32 shared atomics
+        for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < vecs; v += 2 * stride) {
+            const bool second = v + stride < vecs;
             const uint4 pa = __ldg(a16 + v), pb = __ldg(b16 + v);
+            uint4 qa = make_uint4(0u, 0u, 0u, 0u), qb = qa;
+            if (second) qa = __ldg(a16 + v + stride), qb = __ldg(b16 + v + stride);
             count4(band_hist, joint, band, row, pa.x, pb.x);
             count4(band_hist, joint, band, row, pa.y, pb.y);
             count4(band_hist, joint, band, row, pa.z, pb.z);
             count4(band_hist, joint, band, row, pa.w, pb.w);
+            if (second) {
+                count4(band_hist, joint, band, row, qa.x, qb.x);
+                count4(band_hist, joint, band, row, qa.y, qb.y);
+                count4(band_hist, joint, band, row, qa.z, qb.z);
+                count4(band_hist, joint, band, row, qa.w, qb.w);
+            }
         }
         done = vecs * 16;
     }
