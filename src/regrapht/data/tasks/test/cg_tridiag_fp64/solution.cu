@@ -1,115 +1,166 @@
-// steps: kernel_fusion, warp_shuffle_reduction, grid_stride_loop
-// Two kernels an iteration instead of five: (1) p = r + beta p fused into the matrix-vector product
-// and the p.q reduction (a row's neighbours recompute their p from r and the old p, with one fma so
-// every thread gets the same bits as the row's owner, and p ping-pongs between two buffers); (2) the
-// x and r updates fused with the r.r reduction. Reductions go warp shuffles -> shared memory -> one
-// atomic per block, over a grid-stride loop sized to the GPU, so few blocks add to each scalar.
-// scal[2*it] is (r.r) before iteration it, scal[2*it + 1] is (p.q) in iteration it.
-#include <algorithm>
-
+// steps: algorithmic_change, kernel_fusion, shared_memory_tiling, warp_shuffle_reduction, block_tree_reduction
+// One pass over the vectors an iteration instead of two: the Chronopoulos-Gear form of CG, which
+// needs one global reduction an iteration. With w = A r, delta = r.w and gamma = r.r, p.q equals
+// delta - beta gamma / alpha_old (A-conjugacy of the directions, orthogonality of the residuals),
+// so gamma and delta of r_{k+1} together give alpha_{k+1}. Pass k, a block per 1024 consecutive
+// rows plus two halo rows on each side, in shared memory:
+//   p_k = r_k + beta p_{k-1} (rows -2..C+1), q_k = A p_k and r_{k+1} = r_k - alpha_k q_k (rows
+//   -1..C), then w = A r_{k+1}, the partial gamma and delta (rows 0..C-1), reduced over the block
+//   with shuffles and a tree, one double atomic each.
+// q is recomputed from p instead of being stored, so a pass reads diag, off, r and p and writes r
+// and p (64 bytes a row), and x is updated every other pass (x += alpha_{k-1} p_{k-1} +
+// alpha_k p_k; p_{k-1} is at hand), where the previous two kernels an iteration moved 96 bytes a
+// row and reached 32% of the floor. Every block computes alpha and beta itself from the sums, the
+// same double arithmetic everywhere; alpha_k is also kept in scal for the next pass.
 #define CG_THREADS 256
+#define CG_ROWS 1024  // rows a block
+#define CG_HALO 2
 
-__device__ __forceinline__ double cg_block_sum(double v) {
-    __shared__ double warp_sums[CG_THREADS / 32];
+__device__ __forceinline__ double cg_block_sum(double v, double* warp_sums) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) warp_sums[warp] = v;
     __syncthreads();
-    double total = 0.0;
-    if (warp == 0) {
-        total = lane < CG_THREADS / 32 ? warp_sums[lane] : 0.0;
-        for (int o = 16; o > 0; o >>= 1) total += __shfl_down_sync(0xffffffffu, total, o);
+    for (int s = CG_THREADS / 64; s > 0; s >>= 1) {  // tree over the 8 warp sums
+        if (threadIdx.x < s) warp_sums[threadIdx.x] += warp_sums[threadIdx.x + s];
+        __syncthreads();
     }
-    return total;  // meaningful in thread 0
+    return warp_sums[0];
 }
 
-__global__ void __launch_bounds__(CG_THREADS) cg_init_fused(int n, const double* __restrict__ b, double* x, double* r,
-                                                           double* p, double* rr0) {
-    double acc = 0.0;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        const double bi = b[i];
-        x[i] = 0.0;
-        r[i] = bi;
-        p[i] = bi;
-        acc += bi * bi;
-    }
-    acc = cg_block_sum(acc);
-    if (threadIdx.x == 0) atomicAdd(rr0, acc);
+// (A v)[i] from a shared window: v[l] holds row start + l - CG_HALO.
+__device__ __forceinline__ double cg_apply(int n, int i, int l, const double* d, const double* o, const double* v) {
+    double s = d[l] * v[l];
+    if (i > 0) s += o[l - 1] * v[l - 1];
+    if (i + 1 < n) s += o[l] * v[l + 1];
+    return s;
 }
 
-__device__ __forceinline__ double cg_direction(int j, bool first, double beta, const double* r, const double* p_old) {
-    return first ? p_old[j] : __fma_rn(beta, p_old[j], r[j]);
+// scal layout: gamma_k at scal[3k], delta_k at scal[3k + 1], alpha_k at scal[3k + 2].
+// Pass k: r_cur = r_k (b when k = 0), p_old = p_{k-1} (unused when k = 0).
+__global__ void __launch_bounds__(CG_THREADS)
+    cg_pass(int n, int k, int iters, const double* __restrict__ diag, const double* __restrict__ off,
+            const double* __restrict__ r_cur, const double* __restrict__ p_old, double* __restrict__ r_next,
+            double* __restrict__ p_new, double* __restrict__ x, double* __restrict__ scal) {
+    constexpr int W = CG_ROWS + 2 * CG_HALO;
+    __shared__ double sd[W], so[W], sr[W], sp[W], sr1[W];
+    __shared__ double warp_sums[CG_THREADS / 32];
+    const double gamma = scal[3 * k], delta = scal[3 * k + 1];
+    double alpha, beta = 0.0, alpha_prev = 0.0;
+    if (k == 0) {
+        alpha = gamma / delta;
+    } else {
+        alpha_prev = scal[3 * (k - 1) + 2];
+        beta = gamma / scal[3 * (k - 1)];
+        alpha = gamma / (delta - beta * gamma / alpha_prev);
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) scal[3 * k + 2] = alpha;
+    const long long start = (long long)blockIdx.x * CG_ROWS;
+    for (int l = threadIdx.x; l < W; l += CG_THREADS) {
+        const long long i = start + l - CG_HALO;
+        if (i >= 0 && i < n) {
+            const double ri = r_cur[i];
+            sd[l] = diag[i];
+            so[l] = off[i];  // off[n - 1] is never used: cg_apply tests i + 1 < n
+            sr[l] = ri;
+            sp[l] = k == 0 ? ri : fma(beta, p_old[i], ri);
+        } else {
+            sd[l] = 1.0, so[l] = 0.0, sr[l] = 0.0, sp[l] = 0.0;
+        }
+    }
+    __syncthreads();
+    for (int l = threadIdx.x + 1; l < W - 1; l += CG_THREADS) {  // r_{k+1} on rows -1..C
+        const long long i = start + l - CG_HALO;
+        sr1[l] = (i >= 0 && i < n) ? sr[l] - alpha * cg_apply(n, (int)i, l, sd, so, sp) : 0.0;
+    }
+    __syncthreads();
+    const bool x_now = (k & 1) || k == iters - 1;  // x takes alpha p every other pass and at the end
+    double g = 0.0, dl = 0.0;
+    for (int l = threadIdx.x + CG_HALO; l < CG_HALO + CG_ROWS; l += CG_THREADS) {
+        const long long i = start + l - CG_HALO;
+        if (i >= n) break;
+        const double r1 = sr1[l];
+        const double w = cg_apply(n, (int)i, l, sd, so, sr1);
+        g += r1 * r1;
+        dl += r1 * w;
+        if (k + 1 < iters) {
+            r_next[i] = r1;
+            p_new[i] = sp[l];
+        }
+        if (x_now) {
+            double xi = k >= 2 ? x[i] : 0.0;
+            if (k & 1) xi = fma(alpha_prev, p_old[i], xi);  // the pending update of pass k - 1
+            x[i] = fma(alpha, sp[l], xi);
+        }
+    }
+    if (k + 1 < iters) {
+        g = cg_block_sum(g, warp_sums);
+        __syncthreads();
+        dl = cg_block_sum(dl, warp_sums);
+        if (threadIdx.x == 0) {
+            atomicAdd(scal + 3 * (k + 1), g);
+            atomicAdd(scal + 3 * (k + 1) + 1, dl);
+        }
+    }
 }
 
-__global__ void __launch_bounds__(CG_THREADS) cg_direction_matvec(int n, bool first, const double* __restrict__ scal_it,
-                                                                 const double* __restrict__ diag,
-                                                                 const double* __restrict__ off,
-                                                                 const double* __restrict__ r,
-                                                                 const double* __restrict__ p_old, double* p_new,
-                                                                 double* q, double* pq) {
-    // beta of the previous iteration: (r.r) now over (r.r) before it
-    const double beta = first ? 0.0 : scal_it[0] / scal_it[-2];
-    double acc = 0.0;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        const double pi = cg_direction(i, first, beta, r, p_old);
-        double v = diag[i] * pi;
-        if (i > 0) v += off[i - 1] * cg_direction(i - 1, first, beta, r, p_old);
-        if (i + 1 < n) v += off[i] * cg_direction(i + 1, first, beta, r, p_old);
-        if (!first) p_new[i] = pi;
-        q[i] = v;
-        acc += pi * v;
+// gamma_0 = b.b and delta_0 = b.(A b).
+__global__ void __launch_bounds__(CG_THREADS)
+    cg_start(int n, const double* __restrict__ diag, const double* __restrict__ off, const double* __restrict__ b,
+             double* __restrict__ scal) {
+    constexpr int W = CG_ROWS + 2;
+    __shared__ double sd[W], so[W], sb[W];
+    __shared__ double warp_sums[CG_THREADS / 32];
+    const long long start = (long long)blockIdx.x * CG_ROWS;
+    for (int l = threadIdx.x; l < W; l += CG_THREADS) {
+        const long long i = start + l - 1;
+        const bool in = i >= 0 && i < n;
+        sd[l] = in ? diag[i] : 1.0;
+        so[l] = in ? off[i] : 0.0;
+        sb[l] = in ? b[i] : 0.0;
     }
-    acc = cg_block_sum(acc);
-    if (threadIdx.x == 0) atomicAdd(pq, acc);
-}
-
-__global__ void __launch_bounds__(CG_THREADS) cg_update_fused(int n, const double* __restrict__ scal_it,
-                                                             const double* __restrict__ p,
-                                                             const double* __restrict__ q, double* x, double* r,
-                                                             double* rr_next) {
-    const double alpha = scal_it[0] / scal_it[1];
-    double acc = 0.0;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        x[i] += alpha * p[i];
-        const double ri = r[i] - alpha * q[i];
-        r[i] = ri;
-        acc += ri * ri;
+    __syncthreads();
+    double g = 0.0, dl = 0.0;
+    for (int l = threadIdx.x + 1; l < 1 + CG_ROWS; l += CG_THREADS) {
+        const long long i = start + l - 1;
+        if (i >= n) break;
+        const double bi = sb[l];
+        g += bi * bi;
+        dl += bi * cg_apply(n, (int)i, l, sd, so, sb);
     }
-    acc = cg_block_sum(acc);
-    if (threadIdx.x == 0) atomicAdd(rr_next, acc);
+    g = cg_block_sum(g, warp_sums);
+    __syncthreads();
+    dl = cg_block_sum(dl, warp_sums);
+    if (threadIdx.x == 0) {
+        atomicAdd(scal, g);
+        atomicAdd(scal + 1, dl);
+    }
 }
 
 void cg_tridiag_fp64(int n, int iters, const double* diag, const double* off, const double* b, double* x) {
     if (n <= 0) return;
+    if (iters <= 0) {
+        cudaMemsetAsync(x, 0, (size_t)n * sizeof(double));
+        return;
+    }
     static double* work = nullptr;
     static long long capacity = 0;
-    static int max_blocks = 0;
-    if (max_blocks == 0) {
-        int device = 0, sms = 0;
-        cudaGetDevice(&device);
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-        max_blocks = 8 * (sms > 0 ? sms : 132);  // 8 resident blocks of 256 threads per SM
-    }
-    const long long need = 4LL * n + 2LL * (iters + 1);
+    const long long need = 4LL * n + 3LL * (iters + 1);
     if (need > capacity) {
         if (work) cudaFree(work);
         cudaMalloc(&work, need * sizeof(double));
         capacity = need;
     }
-    double* r = work;
-    double* p[2] = {work + n, work + 2LL * n};
-    double* q = work + 3LL * n;
+    double* r[2] = {work, work + n};
+    double* p[2] = {work + 2LL * n, work + 3LL * n};
     double* scal = work + 4LL * n;
-    cudaMemsetAsync(scal, 0, 2 * (iters + 1) * sizeof(double));
-    const int blocks = (int)std::min<long long>((n + CG_THREADS - 1) / CG_THREADS, max_blocks);
-    cg_init_fused<<<blocks, CG_THREADS>>>(n, b, x, r, p[0], scal);
-    for (int it = 0; it < iters; ++it) {
-        double* s = scal + 2 * it;
-        const bool first = it == 0;
-        // p of iteration it lives in p[it & 1]; it is built from p[(it - 1) & 1] (the first one is b)
-        double* p_cur = p[it & 1];
-        const double* p_old = first ? p[0] : p[(it - 1) & 1];
-        cg_direction_matvec<<<blocks, CG_THREADS>>>(n, first, s, diag, off, r, p_old, p_cur, q, s + 1);
-        cg_update_fused<<<blocks, CG_THREADS>>>(n, s, p_cur, q, x, r, s + 2);
+    cudaMemsetAsync(scal, 0, 3 * (iters + 1) * sizeof(double));
+    const unsigned blocks = (unsigned)((n + CG_ROWS - 1) / CG_ROWS);
+    cg_start<<<blocks, CG_THREADS>>>(n, diag, off, b, scal);
+    for (int k = 0; k < iters; ++k) {
+        // r_k: b for k = 0, then r[k & 1]; p_{k-1} in p[(k - 1) & 1]; pass k writes r[(k + 1) & 1], p[k & 1]
+        const double* r_cur = k == 0 ? b : r[k & 1];
+        const double* p_old = k == 0 ? p[1] : p[(k - 1) & 1];
+        cg_pass<<<blocks, CG_THREADS>>>(n, k, iters, diag, off, r_cur, p_old, r[(k + 1) & 1], p[k & 1], x, scal);
     }
 }

@@ -1,26 +1,64 @@
-// steps: parallelize, algorithmic_change, loop_unrolling, vectorized_access
-// Green's theorem instead of building the clipped polygon: the boundary of (polygon ∩ box) is the
-// part of each polygon edge inside the box (Liang-Barsky) plus the part of each box edge inside the
-// convex polygon (Cyrus-Beck), both traversed counter-clockwise, so the area is half the sum of
-// cross(start, end) over those pieces. Every loop has a fixed trip count (8 polygon slots, 4 box
-// edges) and is unrolled with predication, so the vertices stay in registers: no per-thread vertex
-// buffers in local memory as in Sutherland-Hodgman. Each thread reads its 8 vertex slots with two
-// 16-byte loads per coordinate.
+// steps: parallelize, algorithmic_change, loop_unrolling, vectorized_access, fast_math_intrinsics
+// Green's theorem instead of building the clipped polygon, in coordinates relative to the box's
+// lower-left corner (X = x - xmin, Y = y - ymin, box [0, W] x [0, H]). The boundary of
+// (polygon ∩ box) is the part of each polygon edge inside the box plus the part of each box edge
+// inside the convex polygon, traversed counter-clockwise; twice the area is the sum of
+// cross(start, end) over those pieces. With the origin at a box corner, the bottom and left box
+// edges lie on lines through the origin and contribute nothing; the right edge contributes W times
+// the length of the polygon's chord on X = W inside [0, H], the top edge H times its chord on Y = H
+// inside [0, W]. A polygon edge P0 -> P1 clipped to parameters [t0, t1] (Liang-Barsky slabs)
+// contributes (t1 - t0) cross(P0, P1). The chords come from the two edges that cross each line
+// (half-open side tests, so a vertex on the line is counted once): on a counter-clockwise polygon
+// the edge crossing X = W rightwards is the chord's lower end, the one crossing Y = H upwards its
+// right end. Each edge needs two reciprocals (1/dX, 1/dY), shared by the slabs and the chord
+// points; the previous version ran 64 IEEE divisions a polygon (a clip of every edge against four
+// box sides and of every box side against the polygon) and was bound by instruction issue, not by
+// DRAM. Every loop has a fixed trip count (8 slots) and is unrolled with predication, so the
+// vertices stay in registers; each thread reads its 8 slots with two 16-byte loads a coordinate.
 #include <cstdint>
 
 constexpr int kThreads = 256;
 
-__device__ __forceinline__ float cross2(float ax, float ay, float bx, float by) { return ax * by - bx * ay; }
-
-// Liang-Barsky step: narrows [t0, t1] to the parameters t with p * t <= q.
-__device__ __forceinline__ void lb_clip(float p, float q, float& t0, float& t1) {
-    if (p == 0.0f) {
-        if (q < 0.0f) t1 = -1.0f;  // parallel and outside: empty
-    } else {
-        const float t = q / p;
-        if (p < 0.0f) t0 = fmaxf(t0, t);
-        else t1 = fminf(t1, t);
+__device__ __forceinline__ float clip_area_one(int count, const float (&x)[8], const float (&y)[8], float xmin,
+                                               float ymin, float W, float H) {
+    float twice = 0.0f;
+    float r_lo = 3.0e38f, r_hi = -3.0e38f;  // chord on X = W: Y range
+    float t_lo = 3.0e38f, t_hi = -3.0e38f;  // chord on Y = H: X range
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+        if (k < count) {
+            const bool wrap = k == 7 || k + 1 == count;
+            const float X0 = x[k] - xmin, Y0 = y[k] - ymin;
+            const float X1 = (wrap ? x[0] : x[k < 7 ? k + 1 : 0]) - xmin;
+            const float Y1 = (wrap ? y[0] : y[k < 7 ? k + 1 : 0]) - ymin;
+            const float dX = X1 - X0, dY = Y1 - Y0;
+            // 1/0 is +-inf: the slab of an axis-parallel edge is then (-inf, inf) inside the box and
+            // empty outside it; 0 * inf (the edge on a slab's boundary) is NaN, which fminf/fmaxf
+            // skip, so such an edge is dropped here and counted by the chord of that box edge.
+            const float rx = __frcp_rn(dX), ry = __frcp_rn(dY);
+            // parameters of X = 0 and X = W, Y = 0 and Y = H (not fmaf(W, rx, ax): inf - inf)
+            const float ax = -X0 * rx, bx = (W - X0) * rx;
+            const float ay = -Y0 * ry, by = (H - Y0) * ry;
+            const float t0 = fmaxf(fmaxf(0.0f, fminf(ax, bx)), fminf(ay, by));
+            const float t1 = fminf(fminf(1.0f, fmaxf(ax, bx)), fmaxf(ay, by));
+            twice = fmaf(fmaxf(t1 - t0, 0.0f), X0 * Y1 - X1 * Y0, twice);
+            const bool in0 = X0 < W, in1 = X1 < W;
+            if (in0 != in1) {  // dX != 0 here
+                const float yc = fmaf(bx, dY, Y0);
+                if (in0) r_lo = yc;
+                else r_hi = yc;
+            }
+            const bool below0 = Y0 < H, below1 = Y1 < H;
+            if (below0 != below1) {  // dY != 0 here
+                const float xc = fmaf(by, dX, X0);
+                if (below0) t_hi = xc;
+                else t_lo = xc;
+            }
+        }
     }
+    twice = fmaf(W, fmaxf(fminf(r_hi, H) - fmaxf(r_lo, 0.0f), 0.0f), twice);
+    twice = fmaf(H, fmaxf(fminf(t_hi, W) - fmaxf(t_lo, 0.0f), 0.0f), twice);
+    return 0.5f * fabsf(twice);
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -43,45 +81,7 @@ __global__ void __launch_bounds__(kThreads)
             y[k] = ys[8LL * p + k];
         }
     }
-    float twice = 0.0f;
-    // Polygon edges, clipped to the box.
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-        if (k < count) {
-            const float x0 = x[k], y0 = y[k];
-            const float x1 = (k == 7 || k + 1 == count) ? x[0] : x[k < 7 ? k + 1 : 0];
-            const float y1 = (k == 7 || k + 1 == count) ? y[0] : y[k < 7 ? k + 1 : 0];
-            const float dx = x1 - x0, dy = y1 - y0;
-            float t0 = 0.0f, t1 = 1.0f;
-            lb_clip(-dx, x0 - xmin, t0, t1);
-            lb_clip(dx, xmax - x0, t0, t1);
-            lb_clip(-dy, y0 - ymin, t0, t1);
-            lb_clip(dy, ymax - y0, t0, t1);
-            if (t0 < t1) twice += cross2(x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy);
-        }
-    }
-    // Box edges, counter-clockwise, clipped to the polygon's inner half-planes.
-    const float bx[4] = {xmin, xmax, xmax, xmin}, by[4] = {ymin, ymin, ymax, ymax};
-#pragma unroll
-    for (int b = 0; b < 4; ++b) {
-        const float sx = bx[b], sy = by[b], ex = bx[(b + 1) % 4], ey = by[(b + 1) % 4];
-        const float ux = ex - sx, uy = ey - sy;
-        float lo = 0.0f, hi = 1.0f;
-#pragma unroll
-        for (int k = 0; k < 8; ++k) {
-            if (k < count) {
-                const float x1 = (k == 7 || k + 1 == count) ? x[0] : x[k < 7 ? k + 1 : 0];
-                const float y1 = (k == 7 || k + 1 == count) ? y[0] : y[k < 7 ? k + 1 : 0];
-                const float dx = x1 - x[k], dy = y1 - y[k];
-                // Inside edge k: cross(d, X - P_k) >= 0 with X = S + t U, i.e. c0 + t c1 >= 0.
-                const float c0 = cross2(dx, dy, sx - x[k], sy - y[k]);
-                const float c1 = cross2(dx, dy, ux, uy);
-                lb_clip(-c1, c0, lo, hi);
-            }
-        }
-        if (lo < hi) twice += cross2(sx + lo * ux, sy + lo * uy, sx + hi * ux, sy + hi * uy);
-    }
-    area[p] = 0.5f * fabsf(twice);
+    area[p] = clip_area_one(count, x, y, xmin, ymin, xmax - xmin, ymax - ymin);
 }
 
 void clip_area_box(int n, const int* nverts, const float* xs, const float* ys, float xmin, float ymin, float xmax,
