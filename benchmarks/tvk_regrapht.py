@@ -55,6 +55,29 @@ def row_from_evaluation(ev: dict) -> dict:
     }
 
 
+def watch_workers(judge: object) -> list[tuple[str, float, float]]:
+    """(mode, start, end) of every worker process the torch judge runs from now on, appended as each
+    ends: a reference or candidate worker holds the GPU from its job's hand-off (a spare already
+    started, torch imported, no CUDA context) to its end. This is what regrapht's device turns cost
+    the GPU, counted as benchmarks/eval_throughput.py counts the serial-C++ path's workers; the
+    parent's work between them (copying cases, judging outputs) and the CPU pool's builds hold no
+    GPU. A judge without `_run` (a test's stand-in) is left alone and the list stays empty."""
+    held: list[tuple[str, float, float]] = []
+    original = getattr(judge, "_run", None)
+    if original is None:
+        return held
+
+    def timed(job: dict, *rest: object, **kw: object) -> object:
+        began = time.monotonic()
+        try:
+            return original(job, *rest, **kw)
+        finally:
+            held.append((str(job.get("mode")), began, time.monotonic()))
+
+    judge._run = timed  # type: ignore[attr-defined]
+    return held
+
+
 def _load_task(task_dir: Path):
     try:
         from regrapht.tasks import find_task
