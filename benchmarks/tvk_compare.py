@@ -59,7 +59,14 @@ from pathlib import Path
 from tvk_common import HarnessRun, compare, load_candidates, markdown
 from tvk_kernelbench import KernelBenchHarness, gpu_arch, kernelbench_env
 from tvk_phases import Job, parse_cpus, run_pool, stratified_order, union_seconds
-from tvk_regrapht import RegraphtHarness, RegraphtUnavailable, _load_task, row_from_evaluation, watch_workers
+from tvk_regrapht import (
+    HOST,
+    RegraphtHarness,
+    RegraphtUnavailable,
+    _load_task,
+    row_from_evaluation,
+    watch_workers,
+)
 
 RESULT = "torch_vs_kernelbench.json"
 FIRST_GUESS_S = 12.0  # one regrapht evaluation, before any has been seen (for its deadline)
@@ -192,9 +199,10 @@ def account_regrapht(part: dict, turns: list[tuple[float, float]], held: list[tu
         part["turn_seconds"] = sum(e - s for s, e in turns)
         part["first_turn_at_s"] = turns[0][0] - t0
     if held:
-        part["worker_seconds"] = sum(e - s for _, s, e in held)
+        part["worker_seconds"] = sum(e - s for mode, s, e in held if not mode.endswith(HOST))
         part["reference_worker_seconds"] = sum(e - s for mode, s, e in held if mode == "reference")
-        part["workers"] = {"reference": sum(m == "reference" for m, _, _ in held), "candidate": sum(m == "candidate" for m, _, _ in held)}
+        part["host_reference_seconds"] = sum(e - s for mode, s, e in held if mode == "reference" + HOST)
+        part["workers"] = {m: sum(x == m for x, _, _ in held) for m in ("reference", "reference" + HOST, "candidate")}
         part["gpu_seconds"], part["gpu_counts"] = part["worker_seconds"], COUNTS["regrapht"]
     elif turns:
         part["gpu_seconds"], part["gpu_counts"] = part["turn_seconds"], COUNTS["regrapht_turns"]
@@ -412,8 +420,9 @@ def print_summary(state: dict) -> None:
     print(f"ratio regrapht / KernelBench's pre-build mode, per GPU-minute: {t['ratio']:.2f}x" if t["ratio"] else "ratio: n/a")
     if ours.get("span_seconds"):
         n = t["regrapht"]["evaluations"]
-        refs = (f"; reference workers {ours['reference_worker_seconds']:.1f} s of the GPU s, {ours['workers']['reference']} of them"
-                if "reference_worker_seconds" in ours else "")
+        refs = (f"; reference workers: {ours['workers']['reference']} on the GPU ({ours['reference_worker_seconds']:.1f} s of the GPU s), "
+                f"{ours['workers']['reference' + HOST]} on the host with no CUDA context ({ours['host_reference_seconds']:.1f} s, "
+                "not GPU s; the GPU idles meanwhile, which the span shows)" if "reference_worker_seconds" in ours else "")
         print(f"   regrapht: turns {ours['turn_seconds']:.1f} s ({COUNTS['regrapht_turns']}); span {ours['span_seconds']:.1f} s "
               f"(first turn's start to last turn's end, waits for builds included) = {60 * n / ours['span_seconds']:.1f} "
               f"evaluations per span-minute{refs}")  # fmt: skip

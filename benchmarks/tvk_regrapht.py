@@ -20,6 +20,7 @@ from pathlib import Path
 # Names under which the eager-PyTorch baseline's speedup may appear in Evaluation.speedups, most
 # specific first; anything else with "eager" in it (and no graph or compile) is taken as a last resort.
 EAGER_KEYS = ("eager", "torch_eager", "pytorch_eager", "reference_eager")
+HOST = " on the host"  # marks a worker run with no CUDA context (watch_workers)
 
 
 class RegraphtUnavailable(RuntimeError):
@@ -61,7 +62,9 @@ def watch_workers(judge: object) -> list[tuple[str, float, float]]:
     started, torch imported, no CUDA context) to its end. This is what regrapht's device turns cost
     the GPU, counted as benchmarks/eval_throughput.py counts the serial-C++ path's workers; the
     parent's work between them (copying cases, judging outputs) and the CPU pool's builds hold no
-    GPU. A judge without `_run` (a test's stand-in) is left alone and the list stays empty."""
+    GPU. A cuda task's reference computed on the host (eval/torch_judge.py, _host_reference) holds no
+    CUDA context: its mode is marked HOST. A judge without `_run` (a test's stand-in) is left alone
+    and the list stays empty."""
     held: list[tuple[str, float, float]] = []
     original = getattr(judge, "_run", None)
     if original is None:
@@ -72,7 +75,8 @@ def watch_workers(judge: object) -> list[tuple[str, float, float]]:
         try:
             return original(job, *rest, **kw)
         finally:
-            held.append((str(job.get("mode")), began, time.monotonic()))
+            mode = str(job.get("mode")) + ("" if job.get("target") == "cuda" else HOST)
+            held.append((mode, began, time.monotonic()))
 
     judge._run = timed  # type: ignore[attr-defined]
     return held

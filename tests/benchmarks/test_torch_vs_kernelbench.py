@@ -717,17 +717,19 @@ def test_regrapht_gpu_seconds_are_its_workers_lifetimes_with_turns_and_span_besi
 
     judge = Judge()
     held = watch_workers(judge)
-    assert judge._run({"mode": "reference"}, None, None) == "reference"
-    judge._run({"mode": "candidate"}, None, None, None)
-    assert [m for m, _, _ in held] == ["reference", "candidate"] and all(e >= s for _, s, e in held)
+    assert judge._run({"mode": "reference", "target": "cpu"}, None, None) == "reference"
+    judge._run({"mode": "candidate", "target": "cuda"}, None, None, None)
+    assert [m for m, _, _ in held] == ["reference on the host", "candidate"] and all(e >= s for _, s, e in held)
     assert watch_workers(object()) == []  # a stand-in without workers: nothing to watch
     part = {}
     turns = [(10.0, 14.0), (20.0, 22.0)]  # 6 s of turns over a 12 s span (a wait for a build between)
-    held = [("reference", 10.2, 12.2), ("candidate", 12.3, 13.8), ("candidate", 20.1, 21.9)]
+    held = [("reference", 10.2, 12.2), ("candidate", 12.3, 13.8), ("reference on the host", 20.0, 20.5), ("candidate", 20.6, 21.9)]
     tvk_compare.account_regrapht(part, turns, held, t0=5.0)
-    assert part["gpu_seconds"] == pytest.approx(5.3) and part["reference_worker_seconds"] == pytest.approx(2.0)
+    # the host's reference holds no GPU: outside the GPU seconds, reported apart
+    assert part["gpu_seconds"] == pytest.approx(4.8) and part["reference_worker_seconds"] == pytest.approx(2.0)
+    assert part["host_reference_seconds"] == pytest.approx(0.5)
     assert part["turn_seconds"] == pytest.approx(6.0) and part["span_seconds"] == pytest.approx(12.0)
-    assert part["workers"] == {"reference": 1, "candidate": 2} and "hand-off" in part["gpu_counts"]
+    assert part["workers"] == {"reference": 1, "reference on the host": 1, "candidate": 2} and "hand-off" in part["gpu_counts"]
     part = {}
     tvk_compare.account_regrapht(part, turns, [], t0=5.0)  # no worker times: the turns, said so
     assert part["gpu_seconds"] == 6.0 and part["gpu_counts"] == tvk_compare.COUNTS["regrapht_turns"]
@@ -779,7 +781,7 @@ def test_one_call_on_three_gpus_gives_each_kernelbench_mode_its_gpu_cores_and_wh
     def regrapht_part(cands, args, t0, rec):
         for c in cands:
             rec.row("regrapht", c.key, {"verdict": c.verdict, "seconds": 1.0}, time.monotonic() - t0)
-        tvk_compare.account_regrapht(rec.state["regrapht"], [(t0, t0 + 2.0)], [("candidate", t0, t0 + 1.5)], t0)
+        tvk_compare.account_regrapht(rec.state["regrapht"], [(t0, t0 + 2.0)], [("candidate", t0, t0 + 1.5), ("reference on the host", t0, t0 + 0.2)], t0)
 
     monkeypatch.setattr(tvk_compare, "gpu_name", lambda: "FakeGPU")
     monkeypatch.setattr(tvk_compare, "compute_capability", lambda: (9, 0))
