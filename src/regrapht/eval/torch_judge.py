@@ -471,7 +471,10 @@ class TorchJudge:
         return run_worker(job, folder / "job.json", idle_timeout_s=idle,
                           total_timeout_s=self.config.total_timeout_s,
                           memory_limit_bytes=int(self.config.memory_limit_gib * (1 << 30)),
-                          env=env, on_message=on_message, spare=spare, module=WORKER, check=check_torch_message)  # fmt: skip
+                          env=env, on_message=on_message, spare=spare, module=WORKER, check=check_torch_message,
+                          # the worker calls os._exit right after `done`: its teardown (the CUDA context's
+                          # included) overlaps the verdict; the next worker waits for it (EXITS.settle)
+                          end_at_done=True)  # fmt: skip
 
     def build(self, spec: dict[str, Any], target: str) -> tuple[dict[str, Any], torch_build.BuildResult, float, bool]:
         """The worker's build request answered: (reply, result, seconds the worker waited, whether
