@@ -23,8 +23,9 @@
 #                                                 # the phases (60 s) on GPU_A, then the comparison in what is left:
 #                                                 # regrapht on GPU_A, KernelBench as its README on GPU_B (from the
 #                                                 # comparison's start to its end), its pre-build mode on GPU_C; cores
-#                                                 # REGRAPHT_CPUS / KB_README_CPUS / KB_CPUS (defaults: GPUs 0,1,2, cores
-#                                                 # 0-15, 16-23, 24-39; the rest is the lead's); all in $OUT/torch_lead4.tgz
+#                                                 # REGRAPHT_CPUS (its turns) / REGRAPHT_BUILD_CPUS (its CPU builds) /
+#                                                 # KB_README_CPUS / KB_CPUS (defaults: GPUs 0,1,2, cores 0-7, 8-19,
+#                                                 # 20-27, 28-43; the rest is the lead's); all in $OUT/torch_lead4.tgz
 # Everything lands in $OUT (all: $OUT/a and $OUT/b).
 set -u
 OUT=${OUT:-/tmp/out}
@@ -131,16 +132,16 @@ if [ "$what" = lead4 ]; then
   # seconds are its own; tvk_compare.py says what each counts). One archive: a call returns <= 8 files.
   began=$SECONDS
   A=${GPU_A:-0}; B=${GPU_B:-1}; C=${GPU_C:-2}
-  RC=${REGRAPHT_CPUS:-0-15}; BC=${KB_README_CPUS:-16-23}; CC=${KB_CPUS:-24-39}
+  RC=${REGRAPHT_CPUS:-0-7}; RB=${REGRAPHT_BUILD_CPUS:-8-19}; BC=${KB_README_CPUS:-20-27}; CC=${KB_CPUS:-28-43}
   L=$OUT/lead4; mkdir -p "$L"; mv "$OUT/env_lead4.txt" "$L/env.txt"
-  echo "layout: regrapht GPU $A cores $RC; KernelBench README GPU $B cores $BC; pre-build mode GPU $C cores $CC" >> "$L/env.txt"
+  echo "layout: regrapht GPU $A cores $RC (builds $RB); KernelBench README GPU $B cores $BC; pre-build mode GPU $C cores $CC" >> "$L/env.txt"
   # SIGINT first: the evaluator's `with` then ends its workers, so none holds GPU A into the comparison
-  CUDA_VISIBLE_DEVICES=$A timeout -s INT -k 5 ${PHASES_S:-60} taskset -c "$RC" python3 "$here/torch_phases_cpu.py" \
+  CUDA_VISIBLE_DEVICES=$A timeout -s INT -k 5 ${PHASES_S:-60} taskset -c "$RC,$RB" python3 "$here/torch_phases_cpu.py" \
     --target cuda --n 6 --out "$L/phases_cuda.json" > "$L/phases.txt" 2>&1
   budget=$(( ${LEAD4_S:-315} - (SECONDS - began) ))
   CUDA_VISIBLE_DEVICES=$A timeout $(( budget + 8 )) python3 "$here/tvk_compare.py" --kernelbench "$KB" --out "$L" \
     --budget-s "$budget" --regrapht-deadline-s $(( budget - 5 )) --kb-readme-gpu "$B" --kb-prebuild-gpu "$C" \
-    --regrapht-cpus "$RC" --kb-readme-cpus "$BC" --kb-cpus "$CC" ${TVK_ARGS:-} > "$L/compare.txt" 2>&1
+    --regrapht-cpus "$RC" --regrapht-build-cpus "$RB" --kb-readme-cpus "$BC" --kb-cpus "$CC" ${TVK_ARGS:-} > "$L/compare.txt" 2>&1
   tar czf "$OUT/torch_lead4.tgz" -C "$OUT" lead4 && rm -rf "$L"
   tar xzf "$OUT/torch_lead4.tgz" -O lead4/phases.txt | tail -14
   tar xzf "$OUT/torch_lead4.tgz" -O lead4/compare.txt | grep -v '^ *[0-9.]* s  ' | tail -40

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import datetime as dt
 import json
 import os
@@ -54,6 +55,7 @@ import tempfile
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 from tvk_common import HarnessRun, compare, load_candidates, markdown
@@ -156,7 +158,8 @@ def regrapht_phase(cands: list, args: argparse.Namespace, t0: float, rec: Record
             held = watch_workers(judge)
             tasks = {c.task: _load_task(c.task_dir) for c in cands}
             sources = {c.key: c.path.read_text() for c in cands}
-            futures = {c.key: judge.prebuild(sources[c.key], args.target, c.path.name) for c in cands}
+            with build_cores(getattr(args, "build_cpus", None)):
+                futures = {c.key: judge.prebuild(sources[c.key], args.target, c.path.name) for c in cands}
             pending, recent = list(cands), []
             while pending:
                 est = max(recent[-3:]) if recent else FIRST_GUESS_S
@@ -188,6 +191,23 @@ def regrapht_phase(cands: list, args: argparse.Namespace, t0: float, rec: Record
         held = []
     account_regrapht(part, turns, held, t0)
     rec.save()
+
+
+@contextlib.contextmanager
+def build_cores(cpus: set[int] | None) -> Iterator[None]:
+    """Within: this thread runs on `cpus`, so the build pool's threads it starts (all of them: every
+    build is submitted here at once) and their compilers run there, off the cores of regrapht's
+    turns, as KernelBench's pre-build runs off its evaluations' (a thread's cores pass to the threads
+    and processes it starts). None: nothing changes."""
+    if not cpus:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cpus)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
 
 
 def account_regrapht(part: dict, turns: list[tuple[float, float]], held: list[tuple[str, float, float]], t0: float) -> None:
@@ -269,6 +289,8 @@ def main() -> int:
                              "their builds); without it, that mode runs on regrapht's GPU after regrapht.")
     parser.add_argument("--regrapht-cpus", default=os.environ.get("TVK_REGRAPHT_CPUS", ""),
                         help="Cores for regrapht (this process, its workers and its build pool), e.g. 0-15.")
+    parser.add_argument("--regrapht-build-cpus", default=os.environ.get("TVK_REGRAPHT_BUILD_CPUS", ""),
+                        help="Cores for regrapht's CPU build pool (its compilers), apart from its turns' cores.")
     parser.add_argument("--kb-cpus", default=os.environ.get("TVK_KB_CPUS", ""),
                         help="Cores for KernelBench's pre-build mode (its CPU pre-build and its evaluations).")
     parser.add_argument("--kb-readme-cpus", default=os.environ.get("TVK_KB_README_CPUS", ""),
@@ -278,9 +300,10 @@ def main() -> int:
                         help="Timed beside each candidate (KernelBench's evaluation times the eager reference too).")
     args = parser.parse_args()
     try:
-        cpus = {name: parse_cpus(getattr(args, name)) for name in ("regrapht_cpus", "kb_cpus", "kb_readme_cpus")}
+        cpus = {name: parse_cpus(getattr(args, name)) for name in ("regrapht_cpus", "regrapht_build_cpus", "kb_cpus", "kb_readme_cpus")}
     except ValueError as exc:
         parser.error(str(exc))
+    args.build_cpus = cpus["regrapht_build_cpus"]
     if cpus["regrapht_cpus"]:  # before any thread or child: all of regrapht's inherit it
         os.sched_setaffinity(0, cpus["regrapht_cpus"])
     t0 = time.monotonic()
@@ -299,7 +322,8 @@ def main() -> int:
         "regrapht": {"rows": {}, "notes": [], "error": ""},
         "kernelbench": {"rows": {}, "prebuild": {}, "error": "", "mode": "its CPU pre-build, --kb-slots processes at once"},
         "kernelbench_readme": {"rows": {}, "error": "", "mode": "as its README: one process at a time, cold compile inside"},
-        "layout": {"regrapht": {"gpu": os.environ.get("CUDA_VISIBLE_DEVICES"), "cpus": args.regrapht_cpus or None},
+        "layout": {"regrapht": {"gpu": os.environ.get("CUDA_VISIBLE_DEVICES"), "cpus": args.regrapht_cpus or None,
+                                "build_cpus": args.regrapht_build_cpus or None},
                    "kernelbench": {"gpu": args.kb_prebuild_gpu or "regrapht's, after it", "cpus": args.kb_cpus or None},
                    "kernelbench_readme": {"gpu": args.kb_readme_gpu or "regrapht's, its last --kb-readme-s",
                                           "cpus": args.kb_readme_cpus or None}},

@@ -801,3 +801,20 @@ def test_one_call_on_three_gpus_gives_each_kernelbench_mode_its_gpu_cores_and_wh
     assert state["layout"]["kernelbench_readme"]["gpu"] == "1" and state["regrapht"]["gpu_seconds"] == 1.5
     out = capsys.readouterr().out
     assert "GPU s = its reference and candidate workers' lifetimes" in out
+
+
+def test_build_cores_put_the_threads_started_within_on_their_cores_and_restore_the_callers():
+    import threading
+
+    import tvk_compare
+
+    before = os.sched_getaffinity(0)
+    cpu = min(before)
+    seen = []
+    with tvk_compare.build_cores({cpu}):
+        thread = threading.Thread(target=lambda: seen.append(os.sched_getaffinity(0)))
+        thread.start()
+        thread.join()
+    assert seen == [{cpu}] and os.sched_getaffinity(0) == before
+    with tvk_compare.build_cores(None):
+        assert os.sched_getaffinity(0) == before
