@@ -191,7 +191,8 @@ def main() -> int:
             rows.append(row(task.id, ev, cand, first, ref[-1]["seconds"] if first and ref else 0.0, ref[-1] if first and ref else None))
             p, rp = rows[-1]["phases"], rows[-1]["reference"]
             speedups = " ".join(f"{k}={v:.2f}x" for k, v in rows[-1]["speedups"].items() if v is not None)
-            refs = (f" (reference worker {rp['total']:.2f} on the {rp['on']}: start={rp['start']:.2f} cases={rp['cases']:.2f} "
+            where = f" on the {rp['on']}" if rp and args.target == "cuda" else ""
+            refs = (f" (reference worker {rp['total']:.2f}{where}: start={rp['start']:.2f} cases={rp['cases']:.2f} "
                     f"warm={rp['warm']:.2f} exit={rp['exit']:.2f})" if rp else "")  # fmt: skip
             print(f"{i:2d} {task.id:8s} {ev.status:8s} " + " ".join(f"{k}={p[k]:.2f}" for k in PHASES) + refs + f" {speedups}", flush=True)
             for line in [ev.message[:300]] * (ev.status != "correct") + [x for x in ev.integrity if "unavailable" in x][:2]:
@@ -212,7 +213,7 @@ def main() -> int:
     host = sum(r["reference_s"] for r in rows if r["reference"]) - sum(held)
     turns = sum(r["phases"]["total"] for r in rows) + sum(held)
     if turns:
-        print(f"device turns (candidate workers and {len(held)} reference worker(s) on the device) {turns:.1f} s: "
+        print(f"device turns (candidate workers and {len(held)} reference worker(s){' on the device' if args.target == 'cuda' else ''}) {turns:.1f} s: "
               f"{60 * len(rows) / turns:.1f} evaluations per device-minute"
               + (f"; references on the host, no CUDA context: {host:.1f} s" if host else ""))  # fmt: skip
     if args.out:
