@@ -110,6 +110,7 @@ class RegraphtHarness:
     # Baselines timed beside each candidate. Eager alone by default: KernelBench times the candidate
     # alone, so torch.compile's per-worker compile would be work only one side does.
     baselines: tuple[str, ...] = ("eager",)
+    jobs: int | None = None  # the CPU build pool's builds at once (None: the evaluator's default, from all cores)
     notes: list[str] = field(default_factory=list)
     _evaluator: object = None
     _cache: tempfile.TemporaryDirectory | None = None
@@ -131,7 +132,7 @@ class RegraphtHarness:
             if self.cache_dir is None:
                 self._cache = tempfile.TemporaryDirectory(prefix="tvk-regrapht-")
             cache = self.cache_dir or self._cache.name
-            self._evaluator = Evaluator(EvalConfig(cache_dir=cache, torch_baselines=self.baselines))
+            self._evaluator = Evaluator(EvalConfig(cache_dir=cache, torch_baselines=self.baselines, jobs=self.jobs))
         return self._evaluator
 
     def prebuild(self, candidates: list[Path]) -> int:

@@ -611,9 +611,11 @@ def test_regrapht_phase_turns_ready_candidates_first_and_counts_its_turns_and_sp
             time.sleep(0.05)
             return _FakeEv("correct")
 
+    jobs_given = []
+
     class Harness:
-        def __init__(self, target, baselines):
-            pass
+        def __init__(self, target, baselines, jobs=None):
+            jobs_given.append(jobs)
 
         def __enter__(self):
             return self
@@ -642,6 +644,10 @@ def test_regrapht_phase_turns_ready_candidates_first_and_counts_its_turns_and_sp
     args.regrapht_deadline_s = 1.0
     tvk_compare.regrapht_phase(cands, args, time.monotonic(), rec)
     assert state["regrapht"]["rows"] == {} and "not started" in state["regrapht"]["notes"][0]
+    # given cores of their own, the builds run as many at once as two compilers each fit there
+    args.build_cpus = {min(os.sched_getaffinity(0))}
+    tvk_compare.regrapht_phase(cands, args, time.monotonic(), rec)
+    assert jobs_given == [None, None, 1]
 
 
 def test_one_call_report_compares_what_both_judged_and_prints_every_difference(capsys):
