@@ -22,6 +22,13 @@
 #                                                 # (10 evaluations, one evaluator, 50 s), then the comparison
 #                                                 # in what is left (KernelBench pre-built with 6 processes AND
 #                                                 # as its README runs it); everything in $OUT/torch_lead.tgz
+#   bash benchmarks/torch_gpu_session.sh lead4    # a 4-GPU host, <= 330 s (LEAD4_S=315 by default, then the archive):
+#                                                 # the phases (60 s) on GPU_A, then the comparison in what is left:
+#                                                 # regrapht on GPU_A, KernelBench as its README on GPU_B (from the
+#                                                 # comparison's start to its end), its pre-build mode on GPU_C; cores
+#                                                 # REGRAPHT_CPUS (its turns) / REGRAPHT_BUILD_CPUS (its CPU builds) /
+#                                                 # KB_README_CPUS / KB_CPUS (defaults: GPUs 0,1,2, cores 0-7, 8-19,
+#                                                 # 20-27, 28-43; the rest is the lead's); all in $OUT/torch_lead4.tgz
 # Everything lands in $OUT (all: $OUT/a and $OUT/b).
 set -u
 OUT=${OUT:-/tmp/out}
@@ -93,7 +100,7 @@ if [ "$what" = repeat ]; then
   timeout 120 python3 "$here/torch_repeat.py" --out "$OUT" ${REPEAT_ARGS:-} 2>&1 | tee "$OUT/repeat.txt" | tail -15
   exit 0
 fi
-if [ ! -f "$KB/src/kernelbench/eval.py" ] && [ "$what" != lead ]; then
+if [ ! -f "$KB/src/kernelbench/eval.py" ] && [ "$what" != lead ] && [ "$what" != lead4 ]; then
   echo "error: no KernelBench checkout at $KB (carry .kernelbench/)" | tee -a "$OUT/env_$what.txt"; exit 2
 fi
 # pydantic (KernelBench's result model) is not in the image: its carried wheels go to a folder that
@@ -124,6 +131,28 @@ if [ "$what" = lead ]; then
   tar xzf "$OUT/torch_lead.tgz" -O lead/repeat.txt | tail -4
   tar xzf "$OUT/torch_lead.tgz" -O lead/compare.txt | grep -v '^ *[0-9.]* s  ' | tail -40
   echo "lead: $(( SECONDS - began )) s"
+  exit 0
+fi
+if [ "$what" = lead4 ]; then
+  # Three GPUs and three core sets, none shared: regrapht's phases and then its side of the comparison on
+  # A, KernelBench's README mode on B and its pre-build mode on C at the same time (each mode's GPU
+  # seconds are its own; tvk_compare.py says what each counts). One archive: a call returns <= 8 files.
+  began=$SECONDS
+  A=${GPU_A:-0}; B=${GPU_B:-1}; C=${GPU_C:-2}
+  RC=${REGRAPHT_CPUS:-0-7}; RB=${REGRAPHT_BUILD_CPUS:-8-19}; BC=${KB_README_CPUS:-20-27}; CC=${KB_CPUS:-28-43}
+  L=$OUT/lead4; mkdir -p "$L"; mv "$OUT/env_lead4.txt" "$L/env.txt"
+  echo "layout: regrapht GPU $A cores $RC (builds $RB); KernelBench README GPU $B cores $BC; pre-build mode GPU $C cores $CC" >> "$L/env.txt"
+  # SIGINT first: the evaluator's `with` then ends its workers, so none holds GPU A into the comparison
+  CUDA_VISIBLE_DEVICES=$A timeout -s INT -k 5 ${PHASES_S:-60} taskset -c "$RC,$RB" python3 "$here/torch_phases_cpu.py" \
+    --target cuda --n 6 --out "$L/phases_cuda.json" > "$L/phases.txt" 2>&1
+  budget=$(( ${LEAD4_S:-315} - (SECONDS - began) ))
+  CUDA_VISIBLE_DEVICES=$A timeout $(( budget + 8 )) python3 "$here/tvk_compare.py" --kernelbench "$KB" --out "$L" \
+    --budget-s "$budget" --regrapht-deadline-s $(( budget - 5 )) --kb-readme-gpu "$B" --kb-prebuild-gpu "$C" \
+    --regrapht-cpus "$RC" --regrapht-build-cpus "$RB" --kb-readme-cpus "$BC" --kb-cpus "$CC" ${TVK_ARGS:-} > "$L/compare.txt" 2>&1
+  tar czf "$OUT/torch_lead4.tgz" -C "$OUT" lead4 && rm -rf "$L"
+  tar xzf "$OUT/torch_lead4.tgz" -O lead4/phases.txt | tail -14
+  tar xzf "$OUT/torch_lead4.tgz" -O lead4/compare.txt | grep -v '^ *[0-9.]* s  ' | tail -40
+  echo "lead4: $(( SECONDS - began )) s"
   exit 0
 fi
 if [ "$what" = check ]; then

@@ -12,8 +12,13 @@ parent notes when each of the worker's messages arrives; the phases of one candi
   baselines    torch.compile (and the other baselines') setup inside the worker, as it reports it
   timing       `ready_for_timing` -> `timing`, less the baselines' setup
   exit         `timing` -> the worker reaped
-The reference's own worker (once per task) is reported apart. The first candidate of a task pays
-what is paid once per task and machine; `--skip-first` leaves it out of the means.
+The reference's own worker (once per task) is reported apart, split the same way: start (to `hello`),
+cases (to its last case: inputs drawn, the task's-dtype and float64 forwards, files written), warm
+(the compiled baselines' warm-up, once per task and machine, on the device) and exit; and where it
+ran: a cuda task's reference runs on the host with no CUDA context unless it warms the compiled
+baselines (eval/torch_judge.py), and only one on the device counts in the device turns. The first
+candidate of a task pays what is paid once per task and machine; `--skip-first` leaves it out of the
+means.
 
 From the repository root:
   PYTHONPATH=src python3 benchmarks/torch_phases_cpu.py --n 6 --baselines eager,compile
@@ -71,12 +76,13 @@ class _Clock:
 
             def seen(message: dict[str, Any]) -> Any:
                 marks.setdefault(str(message.get("event")), time.monotonic() - began)
+                marks[f"last:{message.get('event')}"] = time.monotonic() - began
                 if message.get("event") == "timing":
                     marks["setup"] = sum(v.get("seconds", 0.0) for k, v in message["setup"].items() if k != "candidate")
                 return on_message(message) if on_message is not None else None
 
             outcome = original(job, folder, seen, *rest)
-            self.runs.append({"mode": job["mode"], "marks": marks, "seconds": time.monotonic() - began})
+            self.runs.append({"mode": job["mode"], "target": job.get("target"), "marks": marks, "seconds": time.monotonic() - began})
             return outcome
 
         judge._run = timed  # type: ignore[method-assign]
@@ -93,13 +99,25 @@ def phases(run: dict[str, Any]) -> dict[str, float]:
             "timing": timing - ready - setup, "exit": total - timing, "total": total}  # fmt: skip
 
 
-def row(task: str, ev: Any, cand: dict[str, Any], first: bool, reference_s: float) -> dict[str, Any]:
+def reference_phases(run: dict[str, Any]) -> dict[str, Any]:
+    """The reference worker's phases (see the module's docstring) and where it ran."""
+    m, total = run["marks"], run["seconds"]
+    hello = m.get("hello", total)
+    cases = m.get("last:reference_case", hello)
+    warm = m.get("baselines", cases)
+    return {"start": hello, "cases": cases - hello, "warm": warm - cases, "exit": total - warm, "total": total,
+            "on": "device" if run.get("target") == "cuda" else "host"}  # fmt: skip
+
+
+def row(task: str, ev: Any, cand: dict[str, Any], first: bool, reference_s: float,
+        reference: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """One candidate's line of the report: its worker's phases, the record's own seconds, every
     baseline's speedup (Speedup.to_dict's `value`) and what the record says of baselines that
     failed to set up (`integrity`), so a missing baseline is seen, not read as no baseline."""
     return {"task": task, "status": ev.status, "first": first, "phases": phases(cand), "reference_s": reference_s,
             "record_seconds": ev.seconds, "speedups": {k: v.get("value") for k, v in ev.speedups.items()},
-            "integrity": list(ev.integrity), "message": ev.message[:300]}  # fmt: skip
+            "integrity": list(ev.integrity), "message": ev.message[:300],
+            "reference": reference_phases(reference) if reference is not None else None}  # fmt: skip
 
 
 def ready_first(builds: list[list[Any]]) -> Iterator[int]:
@@ -170,11 +188,13 @@ def main() -> int:
             ev = evaluator.evaluate(task, source, args.target)
             cand = [r for r in clock.runs if r["mode"] == "candidate"][-1]
             ref = [r for r in clock.runs if r["mode"] == "reference"]
-            rows.append(row(task.id, ev, cand, first, ref[-1]["seconds"] if first and ref else 0.0))
-            p = rows[-1]["phases"]
+            rows.append(row(task.id, ev, cand, first, ref[-1]["seconds"] if first and ref else 0.0, ref[-1] if first and ref else None))
+            p, rp = rows[-1]["phases"], rows[-1]["reference"]
             speedups = " ".join(f"{k}={v:.2f}x" for k, v in rows[-1]["speedups"].items() if v is not None)
-            print(f"{i:2d} {task.id:8s} {ev.status:8s} " + " ".join(f"{k}={p[k]:.2f}" for k in PHASES)
-                  + (f" (reference worker {rows[-1]['reference_s']:.2f})" if first else "") + f" {speedups}", flush=True)
+            where = f" on the {rp['on']}" if rp and args.target == "cuda" else ""
+            refs = (f" (reference worker {rp['total']:.2f}{where}: start={rp['start']:.2f} cases={rp['cases']:.2f} "
+                    f"warm={rp['warm']:.2f} exit={rp['exit']:.2f})" if rp else "")  # fmt: skip
+            print(f"{i:2d} {task.id:8s} {ev.status:8s} " + " ".join(f"{k}={p[k]:.2f}" for k in PHASES) + refs + f" {speedups}", flush=True)
             for line in [ev.message[:300]] * (ev.status != "correct") + [x for x in ev.integrity if "unavailable" in x][:2]:
                 print(f"   {line[:300]}", flush=True)
             if args.out:  # after every row: a run cut short by its limit still leaves what it measured
@@ -188,10 +208,14 @@ def main() -> int:
     print(f"mean over {len(kept)} candidate(s): " + " ".join(f"{k}={v:.2f}" for k, v in means.items()))
     print(f"wall {wall:.1f} s for {len(rows)} evaluations ({60 * len(rows) / wall:.1f} per minute), "
           f"reference workers {sum(r['reference_s'] for r in rows):.1f} s")  # fmt: skip
-    turns = sum(r["phases"]["total"] + r["reference_s"] for r in rows)
+    # On cuda only what holds a CUDA context is a device turn: a reference run on the host is not.
+    held = [r["reference_s"] for r in rows if r["reference"] and (args.target != "cuda" or r["reference"]["on"] == "device")]
+    host = sum(r["reference_s"] for r in rows if r["reference"]) - sum(held)
+    turns = sum(r["phases"]["total"] for r in rows) + sum(held)
     if turns:
-        print(f"device turns (candidate and reference workers) {turns:.1f} s: {60 * len(rows) / turns:.1f} evaluations "
-              "per device-minute")  # fmt: skip
+        print(f"device turns (candidate workers and {len(held)} reference worker(s){' on the device' if args.target == 'cuda' else ''}) {turns:.1f} s: "
+              f"{60 * len(rows) / turns:.1f} evaluations per device-minute"
+              + (f"; references on the host, no CUDA context: {host:.1f} s" if host else ""))  # fmt: skip
     if args.out:
         args.out.write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "rows": rows, "means": means,
                                         "wall_s": wall, "prebuild_s": build_s}, indent=1, default=str))  # fmt: skip

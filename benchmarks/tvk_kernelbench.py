@@ -276,9 +276,16 @@ class KernelBenchHarness:
     workdir: Path
     timeout_s: float = 300.0  # run_and_check.py's `timeout`
     baselines: str = "per-task"
+    # The GPU its children see (the host's index, through CUDA_VISIBLE_DEVICES; None: the parent's)
+    # and the cores they run on (None: the parent's), so a mode given a GPU and cores of its own
+    # shares neither with regrapht's turns.
+    gpu: str | None = None
+    cpus: set[int] | None = None
 
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)
+        if self.gpu is not None:
+            env["CUDA_VISIBLE_DEVICES"] = self.gpu
         # Caches live in this run's work folder: nothing carries over from an earlier run or the other harness.
         env["TRITON_CACHE_DIR"] = str(self.workdir / "triton-cache")
         env["TORCHINDUCTOR_CACHE_DIR"] = str(self.workdir / "inductor-cache")
@@ -293,9 +300,17 @@ class KernelBenchHarness:
         log_file.parent.mkdir(parents=True, exist_ok=True)
         out_file.unlink(missing_ok=True)
         cmd = [sys.executable, str(Path(__file__).resolve()), *argv, "--kernelbench", str(self.path), "--out", str(out_file)]
+        cpus = self.cpus
+
+        def setup() -> None:  # in the child, before KernelBench's code: its niceness and cores
+            if nice:
+                os.nice(nice)
+            if cpus:
+                os.sched_setaffinity(0, cpus)
+
         with open(log_file, "w") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=self._env(), start_new_session=True,
-                                    preexec_fn=(lambda: os.nice(nice)) if nice else None)  # fmt: skip
+                                    preexec_fn=setup if nice or cpus else None)  # fmt: skip
         return proc, out_file, log_file
 
     @staticmethod

@@ -50,6 +50,23 @@ def union_seconds(intervals: Sequence[tuple[float, float]]) -> float:
     return total
 
 
+def parse_cpus(text: str | None) -> set[int] | None:
+    """A core list as taskset writes it ("0-15,32,40-47") as a set; None for an empty or absent one
+    (no pinning). A malformed list is refused with the part that is wrong."""
+    if not text or not text.strip():
+        return None
+    cpus: set[int] = set()
+    for part in text.split(","):
+        low, sep, high = part.strip().partition("-")
+        if not low.isdigit() or (sep and not high.isdigit()):
+            raise ValueError(f"core list {text!r}: {part!r} is not N or N-M")
+        first, last = int(low), int(high) if sep else int(low)
+        if last < first:
+            raise ValueError(f"core list {text!r}: {part!r} runs backwards")
+        cpus.update(range(first, last + 1))
+    return cpus
+
+
 @dataclass
 class Job:
     key: str

@@ -20,6 +20,7 @@ from pathlib import Path
 # Names under which the eager-PyTorch baseline's speedup may appear in Evaluation.speedups, most
 # specific first; anything else with "eager" in it (and no graph or compile) is taken as a last resort.
 EAGER_KEYS = ("eager", "torch_eager", "pytorch_eager", "reference_eager")
+HOST = " on the host"  # marks a worker run with no CUDA context (watch_workers)
 
 
 class RegraphtUnavailable(RuntimeError):
@@ -55,6 +56,32 @@ def row_from_evaluation(ev: dict) -> dict:
     }
 
 
+def watch_workers(judge: object) -> list[tuple[str, float, float]]:
+    """(mode, start, end) of every worker process the torch judge runs from now on, appended as each
+    ends: a reference or candidate worker holds the GPU from its job's hand-off (a spare already
+    started, torch imported, no CUDA context) to its end. This is what regrapht's device turns cost
+    the GPU, counted as benchmarks/eval_throughput.py counts the serial-C++ path's workers; the
+    parent's work between them (copying cases, judging outputs) and the CPU pool's builds hold no
+    GPU. A cuda task's reference computed on the host (eval/torch_judge.py, _host_reference) holds no
+    CUDA context: its mode is marked HOST. A judge without `_run` (a test's stand-in) is left alone
+    and the list stays empty."""
+    held: list[tuple[str, float, float]] = []
+    original = getattr(judge, "_run", None)
+    if original is None:
+        return held
+
+    def timed(job: dict, *rest: object, **kw: object) -> object:
+        began = time.monotonic()
+        try:
+            return original(job, *rest, **kw)
+        finally:
+            mode = str(job.get("mode")) + ("" if job.get("target") == "cuda" else HOST)
+            held.append((mode, began, time.monotonic()))
+
+    judge._run = timed  # type: ignore[attr-defined]
+    return held
+
+
 def _load_task(task_dir: Path):
     try:
         from regrapht.tasks import find_task
@@ -83,6 +110,7 @@ class RegraphtHarness:
     # Baselines timed beside each candidate. Eager alone by default: KernelBench times the candidate
     # alone, so torch.compile's per-worker compile would be work only one side does.
     baselines: tuple[str, ...] = ("eager",)
+    jobs: int | None = None  # the CPU build pool's builds at once (None: the evaluator's default, from all cores)
     notes: list[str] = field(default_factory=list)
     _evaluator: object = None
     _cache: tempfile.TemporaryDirectory | None = None
@@ -104,7 +132,7 @@ class RegraphtHarness:
             if self.cache_dir is None:
                 self._cache = tempfile.TemporaryDirectory(prefix="tvk-regrapht-")
             cache = self.cache_dir or self._cache.name
-            self._evaluator = Evaluator(EvalConfig(cache_dir=cache, torch_baselines=self.baselines))
+            self._evaluator = Evaluator(EvalConfig(cache_dir=cache, torch_baselines=self.baselines, jobs=self.jobs))
         return self._evaluator
 
     def prebuild(self, candidates: list[Path]) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
-from torch_phases_cpu import phases, row  # noqa: E402
+from torch_phases_cpu import phases, reference_phases, row  # noqa: E402
 
 from regrapht.eval.record import Evaluation  # noqa: E402
 from regrapht.eval.stats import speedup  # noqa: E402
@@ -33,7 +33,16 @@ def test_row_carries_every_baseline_speedup_and_why_one_is_missing() -> None:
     r = row("relu", ev, _run(), True, 3.0)
     assert r["speedups"] == {"eager": 2.0}
     assert r["integrity"] == ["baseline compile unavailable: RuntimeError: inductor failed"]
-    assert r["reference_s"] == 3.0 and r["phases"]["total"] == 4.0 and r["first"]
+    assert r["reference_s"] == 3.0 and r["phases"]["total"] == 4.0 and r["first"] and r["reference"] is None
+
+
+def test_reference_phases_split_its_worker_and_say_where_it_ran() -> None:
+    marks = {"hello": 0.5, "reference_case": 0.7, "last:reference_case": 1.5, "baselines": 9.5}
+    p = reference_phases({"mode": "reference", "target": "cuda", "marks": marks, "seconds": 9.75})
+    assert p == {"start": 0.5, "cases": 1.0, "warm": 8.0, "exit": 0.25, "total": 9.75, "on": "device"}
+    # no warm-up: a cuda task's reference on the host
+    p = reference_phases({"mode": "reference", "target": "cpu", "marks": {"hello": 0.5, "last:reference_case": 1.5}, "seconds": 1.6})
+    assert p["warm"] == 0.0 and p["on"] == "host" and p["exit"] == 1.6 - 1.5
 
 
 def test_ready_first_gives_the_device_built_candidates_and_waits_only_when_none_is() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -610,9 +611,11 @@ def test_regrapht_phase_turns_ready_candidates_first_and_counts_its_turns_and_sp
             time.sleep(0.05)
             return _FakeEv("correct")
 
+    jobs_given = []
+
     class Harness:
-        def __init__(self, target, baselines):
-            pass
+        def __init__(self, target, baselines, jobs=None):
+            jobs_given.append(jobs)
 
         def __enter__(self):
             return self
@@ -641,6 +644,10 @@ def test_regrapht_phase_turns_ready_candidates_first_and_counts_its_turns_and_sp
     args.regrapht_deadline_s = 1.0
     tvk_compare.regrapht_phase(cands, args, time.monotonic(), rec)
     assert state["regrapht"]["rows"] == {} and "not started" in state["regrapht"]["notes"][0]
+    # given cores of their own, the builds run as many at once as two compilers each fit there
+    args.build_cpus = {min(os.sched_getaffinity(0))}
+    tvk_compare.regrapht_phase(cands, args, time.monotonic(), rec)
+    assert jobs_given == [None, None, 1]
 
 
 def test_one_call_report_compares_what_both_judged_and_prints_every_difference(capsys):
@@ -694,3 +701,126 @@ def test_pool_kills_what_it_started_when_a_start_raises():
     # the job started before the failure was killed with the pool, not left running
     [proc] = started
     assert proc.poll() is not None
+
+
+def test_core_lists_parse_as_taskset_writes_them_and_refuse_what_is_not_one():
+    from tvk_phases import parse_cpus
+
+    assert parse_cpus("0-3,8, 10-11") == {0, 1, 2, 3, 8, 10, 11}
+    assert parse_cpus("") is None and parse_cpus(None) is None
+    for bad, why in (("0-", "is not N or N-M"), ("a", "is not N or N-M"), ("5-2", "runs backwards")):
+        with pytest.raises(ValueError, match=why):
+            parse_cpus(bad)
+
+
+def test_regrapht_gpu_seconds_are_its_workers_lifetimes_with_turns_and_span_beside():
+    import tvk_compare
+    from tvk_regrapht import watch_workers
+
+    class Judge:
+        def _run(self, job, folder, on_message, spare=None):
+            return job["mode"]
+
+    judge = Judge()
+    held = watch_workers(judge)
+    assert judge._run({"mode": "reference", "target": "cpu"}, None, None) == "reference"
+    judge._run({"mode": "candidate", "target": "cuda"}, None, None, None)
+    assert [m for m, _, _ in held] == ["reference on the host", "candidate"] and all(e >= s for _, s, e in held)
+    assert watch_workers(object()) == []  # a stand-in without workers: nothing to watch
+    part = {}
+    turns = [(10.0, 14.0), (20.0, 22.0)]  # 6 s of turns over a 12 s span (a wait for a build between)
+    held = [("reference", 10.2, 12.2), ("candidate", 12.3, 13.8), ("reference on the host", 20.0, 20.5), ("candidate", 20.6, 21.9)]
+    tvk_compare.account_regrapht(part, turns, held, t0=5.0)
+    # the host's reference holds no GPU: outside the GPU seconds, reported apart
+    assert part["gpu_seconds"] == pytest.approx(4.8) and part["reference_worker_seconds"] == pytest.approx(2.0)
+    assert part["host_reference_seconds"] == pytest.approx(0.5)
+    assert part["turn_seconds"] == pytest.approx(6.0) and part["span_seconds"] == pytest.approx(12.0)
+    assert part["workers"] == {"reference": 1, "reference on the host": 1, "candidate": 2} and "hand-off" in part["gpu_counts"]
+    part = {}
+    tvk_compare.account_regrapht(part, turns, [], t0=5.0)  # no worker times: the turns, said so
+    assert part["gpu_seconds"] == 6.0 and part["gpu_counts"] == tvk_compare.COUNTS["regrapht_turns"]
+
+
+def test_kernelbench_children_run_on_their_own_gpu_and_cores(tmp_path, monkeypatch):
+    import subprocess as sp
+
+    import tvk_kernelbench
+    from tvk_kernelbench import KernelBenchHarness
+
+    cpu = min(os.sched_getaffinity(0))
+    harness = KernelBenchHarness(tmp_path / "kb", tmp_path / "work", gpu="3", cpus={cpu})
+    assert harness._env()["CUDA_VISIBLE_DEVICES"] == "3"
+    assert "CUDA_VISIBLE_DEVICES" not in KernelBenchHarness(tmp_path / "kb", tmp_path / "w2")._env() or \
+        KernelBenchHarness(tmp_path / "kb", tmp_path / "w2")._env()["CUDA_VISIBLE_DEVICES"] == os.environ.get("CUDA_VISIBLE_DEVICES")
+    seen = {}
+    real = sp.Popen
+
+    def popen(cmd, **kw):  # the child's set-up, run in a child that reports its cores
+        seen.update(kw)
+        return real([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
+                    stdout=sp.PIPE, preexec_fn=kw["preexec_fn"], text=True)
+
+    monkeypatch.setattr(tvk_kernelbench.subprocess, "Popen", popen)
+    proc, _, _ = harness.start(["check"], "probe")
+    assert proc.communicate()[0].strip() == f"[{cpu}]"
+    assert seen["env"]["CUDA_VISIBLE_DEVICES"] == "3"
+
+
+def test_one_call_on_three_gpus_gives_each_kernelbench_mode_its_gpu_cores_and_whole_budget(tmp_path, monkeypatch, capsys):
+    """A dry run of the three-GPU layout on the CPU: regrapht's part stood in for, KernelBench's
+    children real (the stand-in checkout), each writing which GPU and cores it was given."""
+    pytest.importorskip("pydantic")
+    import time
+
+    import tvk_compare
+
+    kb = _fake_kernelbench(tmp_path / "kb")
+    seen = tmp_path / "seen.txt"
+    utils = kb / "src" / "kernelbench" / "utils.py"
+    utils.write_text(utils.read_text() + textwrap.dedent(f"""
+        import os as _os, sys as _sys
+        with open({str(seen)!r}, "a") as _f:
+            _f.write(f"{{_os.environ.get('CUDA_VISIBLE_DEVICES')}} {{sorted(_os.sched_getaffinity(0))}} {{_sys.argv[1]}}\\n")
+        """))
+    cpu = str(min(os.sched_getaffinity(0)))
+
+    def regrapht_part(cands, args, t0, rec):
+        for c in cands:
+            rec.row("regrapht", c.key, {"verdict": c.verdict, "seconds": 1.0}, time.monotonic() - t0)
+        tvk_compare.account_regrapht(rec.state["regrapht"], [(t0, t0 + 2.0)], [("candidate", t0, t0 + 1.5), ("reference on the host", t0, t0 + 0.2)], t0)
+
+    monkeypatch.setattr(tvk_compare, "gpu_name", lambda: "FakeGPU")
+    monkeypatch.setattr(tvk_compare, "compute_capability", lambda: (9, 0))
+    monkeypatch.setattr(tvk_compare, "regrapht_phase", regrapht_part)
+    monkeypatch.setattr(sys, "argv", ["tvk_compare.py", "--kernelbench", str(kb), "--out", str(tmp_path / "out"),
+                                      "--subset", "2", "--budget-s", "90", "--kb-readme-gpu", "1", "--kb-prebuild-gpu", "2",
+                                      "--kb-readme-cpus", cpu, "--kb-cpus", cpu])  # fmt: skip
+    assert tvk_compare.main() == 0
+    state = json.loads((tmp_path / "out" / tvk_compare.RESULT).read_text())
+    keys = set(state["order"])
+    # each mode judged both candidates (no GPU here: KernelBench's own failure, recorded as its row)
+    assert set(state["kernelbench_readme"]["rows"]) == keys and set(state["kernelbench"]["rows"]) == keys
+    lines = [line for line in seen.read_text().split("\n") if line and not line.endswith(" check")]
+    # README mode's processes on GPU 1, the pre-build mode's builds and evaluations on GPU 2, each on its cores
+    assert {(line.split()[0], line.split()[-1]) for line in lines} == {("1", "eval"), ("2", "eval"), ("2", "build")}
+    assert all(f"[{cpu}]" in line for line in lines)
+    assert state["layout"]["kernelbench_readme"]["gpu"] == "1" and state["regrapht"]["gpu_seconds"] == 1.5
+    out = capsys.readouterr().out
+    assert "GPU s = its reference and candidate workers' lifetimes" in out
+
+
+def test_build_cores_put_the_threads_started_within_on_their_cores_and_restore_the_callers():
+    import threading
+
+    import tvk_compare
+
+    before = os.sched_getaffinity(0)
+    cpu = min(before)
+    seen = []
+    with tvk_compare.build_cores({cpu}):
+        thread = threading.Thread(target=lambda: seen.append(os.sched_getaffinity(0)))
+        thread.start()
+        thread.join()
+    assert seen == [{cpu}] and os.sched_getaffinity(0) == before
+    with tvk_compare.build_cores(None):
+        assert os.sched_getaffinity(0) == before

@@ -146,3 +146,67 @@ def test_closing_ends_an_untaken_spare(monkeypatch) -> None:
         assert spares and all(s[0].alive() for s in spares)
     # closing the evaluator ended the spares that no candidate took, and removed their folders
     assert all(not s[0].alive() and not s[1].exists() for s in spares)
+
+
+def _eager_only(**overrides) -> EvalConfig:
+    return _config(torch_baselines=("eager",), **overrides)
+
+
+def test_a_cuda_tasks_reference_runs_on_the_host_with_no_cuda_context(monkeypatch) -> None:
+    """Its inputs are drawn and saved on the host either way and its float64 truth needs no GPU: the
+    worker's job says cpu, so it opens no CUDA context (this machine has none to open: a job for the
+    device would fail here)."""
+    with Evaluator(_eager_only()) as evaluator:
+        judge = evaluator.torch_judge()
+        targets = []
+        real = judge._run
+
+        def run(job, *rest):
+            targets.append((job["mode"], job["target"]))
+            return real(job, *rest)
+
+        monkeypatch.setattr(judge, "_run", run)
+        ref = judge.reference(find_task("relu"), "cuda")
+        assert targets == [("reference", "cpu")]
+        assert set(ref.outputs) == {c["label"] for c in ref.cases} and not ref.notes
+        assert sorted(p.name for p in ref.case_dir.iterdir()) == sorted(f"{c['label']}.pt" for c in ref.cases)
+
+
+def test_a_reference_the_host_cannot_stand_in_for_runs_on_the_device(monkeypatch) -> None:
+    """An op without float64 on the host (its truth would be the host's low-precision kernels, not
+    the device's): nothing of the host's run is kept and the reference runs on the device."""
+    with Evaluator(_eager_only()) as evaluator:
+        judge = evaluator.torch_judge()
+        targets, seen = [], []
+        real = judge._run
+
+        def run(job, folder, *rest):
+            targets.append(job["target"])
+            if job["target"] == "cpu":
+                outcome = real(job, folder, *rest)
+                for message in outcome.all("reference_case"):
+                    message["note"] = "float64 reference unavailable (NotImplementedError: no float64 kernel)"
+                return outcome
+            seen.append(sorted(p.name for p in Path(job["case_dir"]).iterdir()))
+            return real({**job, "target": "cpu"}, folder, *rest)  # the device, played by the host here
+
+        monkeypatch.setattr(judge, "_run", run)
+        ref = judge.reference(find_task("relu"), "cuda")
+        assert targets == ["cpu", "cuda"] and seen == [[]]  # the device's run started from empty folders
+        assert set(ref.outputs) == {c["label"] for c in ref.cases} and not ref.notes  # the device's run's, not the host's
+
+
+def test_compiled_baselines_to_warm_keep_the_reference_on_the_device(monkeypatch) -> None:
+    with Evaluator(_config(torch_baselines=("eager", "compile"))) as evaluator:
+        judge = evaluator.torch_judge()
+        targets = []
+        monkeypatch.setattr(judge, "_warm_folder", lambda task, target: judge.workdir / "warm-never-sealed")
+
+        def run(job, *rest):
+            targets.append((job["target"], "warm" in job))
+            raise RuntimeError("stop here")
+
+        monkeypatch.setattr(judge, "_run", run)
+        with pytest.raises(RuntimeError, match="stop here"):
+            judge.reference(find_task("relu"), "cuda")
+        assert targets == [("cuda", True)]

@@ -210,7 +210,11 @@ class TorchJudge:
                            **{cache: str(warm / cache) for cache in torch_baseline_cache.CACHE_ENV}}  # fmt: skip
             for cache in torch_baseline_cache.CACHE_ENV:
                 (warm / cache).mkdir(parents=True, exist_ok=True)
-        outcome = self._run(job, folder, None, self._take_ref_spare() if target in self.spare_targets else None)
+        outcome = None
+        if target == "cuda" and keep and not check_determinism and "warm" not in job:
+            outcome = self._host_reference(job, folder, case_dir, expected_dir, len(cases))
+        if outcome is None:
+            outcome = self._run(job, folder, None, self._take_ref_spare() if target in self.spare_targets else None)
         warmed = outcome.last("baselines")
         if warm is not None and warmed is not None and all("error" not in v for v in warmed["setup"].values()):
             torch_baseline_cache.seal(warm)
@@ -237,6 +241,22 @@ class TorchJudge:
         library's build started): a caller may overlap it with work of its own before the first one."""
         self._hold_build(target)
         self.reference(task, target)
+
+    def _host_reference(self, job: dict[str, Any], folder: Path, case_dir: Path, expected_dir: Path, n: int) -> WorkerOutcome | None:
+        """A cuda task's reference run on the host, with no CUDA context: its cases' inputs are drawn
+        on the host and saved to the host either way, and the float64 truth at the small test shapes
+        needs no GPU, so the reference holds none (the device stays free for candidates' turns). None,
+        and nothing kept, where the host cannot stand in: the reference failed there (an op or a
+        tensor that exists on cuda only), or an op lacked float64 so the truth would be the task's
+        dtype computed on the host's kernels rather than the device's; the caller then runs it on
+        the device as before. The compiled baselines' warm-up (`warm`) needs the device: never here."""
+        outcome = self._run({**job, "target": "cpu"}, folder, None, self._take_ref_spare())
+        cases = outcome.all("reference_case")
+        if outcome.complete and outcome.last("error") is None and len(cases) == n and not any(c.get("note") for c in cases):
+            return outcome
+        for stale in (*case_dir.iterdir(), *expected_dir.iterdir()):
+            stale.unlink()
+        return None
 
     # ---- candidate ---------------------------------------------------------------------------
     def evaluate(self, task: TorchTask, source: str, target: str = "cuda", filename: str = "") -> Evaluation:
@@ -482,7 +502,10 @@ class TorchJudge:
         return run_worker(job, folder / "job.json", idle_timeout_s=idle,
                           total_timeout_s=self.config.total_timeout_s,
                           memory_limit_bytes=int(self.config.memory_limit_gib * (1 << 30)),
-                          env=env, on_message=on_message, spare=spare, module=WORKER, check=check_torch_message)  # fmt: skip
+                          env=env, on_message=on_message, spare=spare, module=WORKER, check=check_torch_message,
+                          # the worker calls os._exit right after `done`: its teardown (the CUDA context's
+                          # included) overlaps the verdict; the next worker waits for it (EXITS.settle)
+                          end_at_done=True)  # fmt: skip
 
     def build(self, spec: dict[str, Any], target: str) -> tuple[dict[str, Any], torch_build.BuildResult, float, bool]:
         """The worker's build request answered: (reply, result, seconds the worker waited, whether

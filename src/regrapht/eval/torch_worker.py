@@ -466,6 +466,14 @@ def await_job() -> str:
     no candidate code and touches no device until then; the job confines it as any worker."""
     with contextlib.suppress(Exception):
         import torch._inductor.compile_fx  # noqa: F401 - most of a warm torch.compile's first second
+    # Triton's Python (its language, compiler and NVIDIA backend modules), which a Triton candidate's
+    # first call and the compiled baselines' first Triton kernel otherwise import on the device turn.
+    # Imports only: Triton's driver, which initializes CUDA and builds its C utilities into the
+    # Triton cache (a folder the job's baselines check against their manifest), is left to the job.
+    with contextlib.suppress(Exception):
+        import triton.backends.nvidia.compiler  # noqa: F401
+        import triton.compiler.compiler  # noqa: F401
+        import triton.language  # noqa: F401
     line = sys.stdin.readline().strip()
     if not line:  # the parent closed without a job: nothing ran
         os._exit(0)
