@@ -20,7 +20,7 @@ I32P = np.ctypeslib.ndpointer(np.int32, flags="C_CONTIGUOUS")
 
 
 def _reference(tmp_path):
-    source = builtin_tasks_root() / "test" / "lj_neighbor_energy" / "serial.cpp"
+    source = builtin_tasks_root() / "train" / "lj_neighbor_energy" / "serial.cpp"
     wrapper = tmp_path / "lj_c.cpp"
     wrapper.write_text(
         f'#include "{source}"\n'

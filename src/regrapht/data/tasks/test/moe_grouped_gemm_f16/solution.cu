@@ -3,22 +3,20 @@
 // scan of the group sizes, so no tile straddles two experts and empty experts get none), its x
 // index a 128-column tile of N. 8 warps (2 x 4) each hold 64 x 32 of the tile in fp16 WMMA
 // fragments with fp32 accumulation; 32-deep K slices of X and W[g] stream into padded shared
-// memory (16-byte row offsets against bank conflicts) with 16-byte cp.async copies, five stages
-// deep: four slices (64 KB) in flight while one is multiplied. The weights are streamed once and
-// the kernel is bound by DRAM, so it needs many bytes in flight; two stages kept ~32 KB per SM.
-// Row tiles of one expert run side by side, so its weights come from L2 after the first.
+// memory (16-byte row offsets against bank conflicts) with 16-byte cp.async copies, double
+// buffered. Row tiles of one expert run side by side, so its weights come from L2 after the first.
 #include <cuda_fp16.h>
 #include <mma.h>
 
 using namespace nvcuda;
 
-constexpr int BM = 128, BN = 128, BK = 32, PAD = 8, STAGES = 5;
+constexpr int BM = 128, BN = 128, BK = 32, PAD = 8;
 constexpr int A_LD = BK + PAD, B_LD = BN + PAD;
 constexpr int THREADS = 256;
 
 struct Tiles {
-    __half a[STAGES][BM][A_LD];
-    __half b[STAGES][BK][B_LD];
+    __half a[2][BM][A_LD];
+    __half b[2][BK][B_LD];
 };
 
 __device__ __forceinline__ void copy16(void* smem, const void* gmem, bool valid) {
@@ -72,7 +70,7 @@ __global__ void __launch_bounds__(THREADS, 2) grouped_wmma(int groups, int K, in
     const int n0 = blockIdx.x * BN;
     const __half* Wg = W + (long long)g * K * N;
 
-    extern __shared__ __align__(128) unsigned char raw[];  // sizeof(Tiles): 95 KB, set at launch
+    __shared__ __align__(128) unsigned char raw[sizeof(Tiles)];
     Tiles& s = *reinterpret_cast<Tiles*>(raw);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int wm = warp >> 2, wn = warp & 3;
@@ -82,22 +80,17 @@ __global__ void __launch_bounds__(THREADS, 2) grouped_wmma(int groups, int K, in
 #pragma unroll
         for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
 
-    // STAGES - 1 slices in flight ahead of the one being multiplied; every iteration commits one
-    // cp.async group (empty past the last slice), so "all but the newest STAGES - 2 groups have
-    // landed" always means "slice t has landed".
     const int slices = (K + BK - 1) / BK;
-#pragma unroll
-    for (int t = 0; t < STAGES - 1; ++t) {
-        if (t < slices) load_slice<ALIGNED>(s, t, r0, r_end, N, K, n0, t * BK, X, Wg);
-        else asm volatile("cp.async.commit_group;\n" ::);
-    }
+    load_slice<ALIGNED>(s, 0, r0, r_end, N, K, n0, 0, X, Wg);
     for (int t = 0; t < slices; ++t) {
-        const int stage = t % STAGES;
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
-        __syncthreads();  // slice t is visible to all, and every warp is done with slice t - 1's stage
-        const int next = t + STAGES - 1;
-        if (next < slices) load_slice<ALIGNED>(s, next % STAGES, r0, r_end, N, K, n0, next * BK, X, Wg);
-        else if (ALIGNED) asm volatile("cp.async.commit_group;\n" ::);
+        const int stage = t & 1;
+        if (t + 1 < slices) {
+            load_slice<ALIGNED>(s, stage ^ 1, r0, r_end, N, K, n0, (t + 1) * BK, X, Wg);
+            asm volatile("cp.async.wait_group 1;\n" ::);
+        } else {
+            asm volatile("cp.async.wait_group 0;\n" ::);
+        }
+        __syncthreads();
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 16) {
             wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> b[2];
@@ -111,9 +104,8 @@ __global__ void __launch_bounds__(THREADS, 2) grouped_wmma(int groups, int K, in
                 for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], a, b[j], acc[i][j]);
             }
         }
+        __syncthreads();
     }
-    asm volatile("cp.async.wait_group 0;\n" ::);  // only empty groups remain; the scratch reuses the stages
-    __syncthreads();
 
     // out through a per-warp 16 x 16 scratch in the (now free) tile buffers, rows and columns checked
     float* scratch = reinterpret_cast<float*>(raw) + warp * 256;
@@ -141,13 +133,8 @@ void moe_grouped_gemm_f16(int tokens, int groups, int K, int N, const int* group
     const dim3 grid((N + BN - 1) / BN, (tokens + BM - 1) / BM + groups);
     const auto* x = reinterpret_cast<const __half*>(X);
     const auto* w = reinterpret_cast<const __half*>(W);
-    constexpr int smem = sizeof(Tiles);  // over the 48 KB default: opted in once per process
-    static const bool opted_in =
-        cudaFuncSetAttribute(grouped_wmma<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) == cudaSuccess &&
-        cudaFuncSetAttribute(grouped_wmma<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) == cudaSuccess;
-    (void)opted_in;
     if (K % 8 == 0 && N % 8 == 0)
-        grouped_wmma<true><<<grid, THREADS, smem>>>(groups, K, N, group_start, x, w, Y);
+        grouped_wmma<true><<<grid, THREADS>>>(groups, K, N, group_start, x, w, Y);
     else
-        grouped_wmma<false><<<grid, THREADS, smem>>>(groups, K, N, group_start, x, w, Y);
+        grouped_wmma<false><<<grid, THREADS>>>(groups, K, N, group_start, x, w, Y);
 }
