@@ -11,10 +11,10 @@
 // its start.
 //
 // Now:
-// - Each block owns a fixed slice of the vertices and keeps its own worklist of the slice's waiting
-//   vertices, compacted with a ballot and a block-wide prefix over the warps' counts: no global
-//   atomic at all. Its length lives in a register across rounds (the kernel is persistent), and a
-//   block stores "some vertex still waits" once per round.
+// - Each warp owns a fixed slice of the vertices and keeps its own worklist of the slice's waiting
+//   vertices, compacted with a ballot: no global atomic and no barrier inside a round. Its length
+//   lives in a register across rounds (the kernel is persistent), and a block stores "some vertex
+//   still waits" once per round (__syncthreads_or).
 // - A waiting vertex resumes where it stopped. Its scan stops at the first uncolored
 //   higher-priority neighbour; every neighbour before that was colored (so it has the higher
 //   priority: a lower one waits for v) or is uncolored and lower (and stays irrelevant to v). The
@@ -73,19 +73,18 @@ __device__ __forceinline__ bool try_color(int4& at, unsigned long long& used, co
     return false;
 }
 
-// One round over a block's slice [lo, hi): round 0 takes every vertex of the slice, later rounds the
-// `pending` entries the block kept. Returns how many wait again (the same value in every thread;
-// every thread of the block must call it).
+// One round over a warp's slice [lo, hi): round 0 takes every vertex of the slice, later rounds the
+// `pending` entries the warp kept. Returns how many wait again (the same value in every lane; every
+// lane of the warp must call it).
 __device__ int color_round(int round, int lo, int hi, int pending, const int4* in_at,
                            const unsigned long long* in_used, int4* out_at, unsigned long long* out_used,
                            const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
                            const int* __restrict__ priority, int* color) {
-    __shared__ int warp_kept[kWarps];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
     const int n = round == 0 ? hi - lo : pending;
     int kept = 0;
-    for (int base = 0; base < n; base += kThreads) {
-        const int i = base + threadIdx.x;
+    for (int base = 0; base < n; base += 32) {
+        const int i = base + lane;
         bool wait = false;
         int4 at = make_int4(0, 0, 0, 0);
         unsigned long long used = 0;
@@ -100,28 +99,18 @@ __device__ int color_round(int round, int lo, int hi, int pending, const int4* i
             wait = try_color(at, used, row_ptr, col_idx, color);
         }
         const unsigned ballot = __ballot_sync(0xffffffffu, wait);
-        if (lane == 0) warp_kept[warp] = __popc(ballot);
-        __syncthreads();
-        int offset = kept, total = 0;
-#pragma unroll
-        for (int w = 0; w < kWarps; ++w) {
-            const int c = warp_kept[w];
-            offset += w < warp ? c : 0;
-            total += c;
-        }
         if (wait) {
-            const int slot = offset + __popc(ballot & ((1u << lane) - 1u));
+            const int slot = kept + __popc(ballot & ((1u << lane) - 1u));
             out_at[slot] = at;
             out_used[slot] = used;
         }
-        kept += total;
-        __syncthreads();  // warp_kept is rewritten by the next chunk
+        kept += __popc(ballot);
     }
     return kept;
 }
 
-__device__ __forceinline__ int slice_begin(int vertices, int block, int blocks) {
-    return static_cast<int>(static_cast<long long>(vertices) * block / blocks);
+__device__ __forceinline__ int slice_begin(int vertices, int warp, int warps) {
+    return static_cast<int>(static_cast<long long>(vertices) * warp / warps);
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -129,12 +118,12 @@ __global__ void __launch_bounds__(kThreads)
                   const int* __restrict__ priority, int* color, int4* at_a, unsigned long long* used_a, int4* at_b,
                   unsigned long long* used_b, int* flags) {
     cg::grid_group grid = cg::this_grid();
-    const int lo = slice_begin(vertices, blockIdx.x, gridDim.x);
-    const int hi = slice_begin(vertices, blockIdx.x + 1, gridDim.x);
-    for (int v = lo + threadIdx.x; v < hi; v += kThreads) color[v] = -(__ldg(priority + v) + 1);
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, warps = gridDim.x * kWarps;
+    const int lo = slice_begin(vertices, warp, warps), hi = slice_begin(vertices, warp + 1, warps);
+    for (int v = lo + threadIdx.x % 32; v < hi; v += 32) color[v] = -(__ldg(priority + v) + 1);
     if (blockIdx.x == 0 && threadIdx.x == 0) flags[0] = 0;
     grid.sync();
-    // this block's worklists: the part of each buffer at its slice's offset (an entry per vertex fits)
+    // this warp's worklists: the part of each buffer at its slice's offset (an entry per vertex fits)
     int4 *in_at = at_a + lo, *out_at = at_b + lo;
     unsigned long long *in_used = used_a + lo, *out_used = used_b + lo;
     int pending = 0;
@@ -144,7 +133,7 @@ __global__ void __launch_bounds__(kThreads)
         if (blockIdx.x == 0 && threadIdx.x == 0) flags[(round + 1) % 3] = 0;
         pending = color_round(round, lo, hi, pending, in_at, in_used, out_at, out_used, row_ptr, col_idx, priority,
                               color);
-        if (pending > 0 && threadIdx.x == 0) flags[round % 3] = 1;
+        if (__syncthreads_or(pending > 0) && threadIdx.x == 0) flags[round % 3] = 1;
         grid.sync();
         if (*reinterpret_cast<volatile int*>(&flags[round % 3]) == 0) break;
         int4* t = in_at;
@@ -156,8 +145,8 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-// Fallback path: the same rounds and slices, one launch each; a block's worklist length waits in
-// block_pending between launches.
+// Fallback path: the same rounds and slices, one launch each; a warp's worklist length waits in
+// warp_pending between launches.
 __global__ void jp_init(int vertices, const int* __restrict__ priority, int* color) {
     const int v = blockIdx.x * blockDim.x + threadIdx.x;
     if (v < vertices) color[v] = -(__ldg(priority + v) + 1);
@@ -166,13 +155,13 @@ __global__ void jp_init(int vertices, const int* __restrict__ priority, int* col
 __global__ void __launch_bounds__(kThreads)
     jp_round(int round, int vertices, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
              const int* __restrict__ priority, int* color, const int4* in_at, const unsigned long long* in_used,
-             int4* out_at, unsigned long long* out_used, int* block_pending, int* waiting) {
-    const int lo = slice_begin(vertices, blockIdx.x, gridDim.x);
-    const int hi = slice_begin(vertices, blockIdx.x + 1, gridDim.x);
-    const int kept = color_round(round, lo, hi, round == 0 ? 0 : block_pending[blockIdx.x], in_at + lo, in_used + lo,
+             int4* out_at, unsigned long long* out_used, int* warp_pending, int* waiting) {
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, warps = gridDim.x * kWarps;
+    const int lo = slice_begin(vertices, warp, warps), hi = slice_begin(vertices, warp + 1, warps);
+    const int kept = color_round(round, lo, hi, round == 0 ? 0 : warp_pending[warp], in_at + lo, in_used + lo,
                                  out_at + lo, out_used + lo, row_ptr, col_idx, priority, color);
-    if (threadIdx.x == 0) {
-        block_pending[blockIdx.x] = kept;
+    if (threadIdx.x % 32 == 0) {
+        warp_pending[warp] = kept;
         if (kept > 0) *waiting = 1;
     }
 }
@@ -226,17 +215,17 @@ void greedy_coloring_priority(int vertices, int edges, const int* row_ptr, const
         coop_blocks = -1;
     }
 
-    // flags[0] collects "some vertex waits"; block_pending keeps each block's worklist length
+    // flags[0] collects "some vertex waits"; warp_pending keeps each warp's worklist length
     constexpr int kFallbackBlocks = 1024;
-    static int* block_pending = nullptr;
-    if (!block_pending) cudaMalloc(&block_pending, kFallbackBlocks * sizeof(int));
+    static int* warp_pending = nullptr;
+    if (!warp_pending) cudaMalloc(&warp_pending, kFallbackBlocks * kWarps * sizeof(int));
     jp_init<<<(vertices + kThreads - 1) / kThreads, kThreads>>>(vertices, priority, color);
     int4 *in_at = at_a, *out_at = at_b;
     unsigned long long *in_used = used_a, *out_used = used_b;
     for (int round = 0, waiting = 1; waiting; ++round) {
         cudaMemsetAsync(flags, 0, sizeof(int), 0);
         jp_round<<<kFallbackBlocks, kThreads>>>(round, vertices, row_ptr, col_idx, priority, color, in_at, in_used,
-                                                out_at, out_used, block_pending, flags);
+                                                out_at, out_used, warp_pending, flags);
         cudaMemcpy(&waiting, flags, sizeof(int), cudaMemcpyDeviceToHost);
         int4* t = in_at;
         in_at = out_at;

@@ -14,11 +14,11 @@
 // gathers (two neighbours per trip) even when one or two of its 32 vertices were still undecided, so
 // every round cost nearly as much as the first; a waiting vertex also rescanned its row from the
 // start. Now:
-// - Each block owns a fixed slice of the vertices and keeps its own worklist of the slice's waiting
-//   vertices, compacted with a ballot and a block-wide prefix over the warps' counts: no global
-//   atomic at all (the worklist before that one queued ~0.73M same-address atomics in its first
-//   round). Its length lives in a register across rounds, and a block stores "some vertex still
-//   waits" once per round.
+// - Each warp owns a fixed slice of the vertices and keeps its own worklist of the slice's waiting
+//   vertices, compacted with a ballot: no global atomic (the worklist before that one queued ~0.73M
+//   same-address atomics in its first round) and no barrier inside a round. Its length lives in a
+//   register across rounds, and a block stores "some vertex still waits" once per round
+//   (__syncthreads_or).
 // - A waiting vertex resumes at the neighbour that stopped it: every neighbour before it was out
 //   (final) or undecided and of lower priority, and a lower neighbour cannot join while the vertex is
 //   undecided, so nothing before the resume point can change the verdict. A worklist entry is one
@@ -79,17 +79,16 @@ __device__ __forceinline__ bool visit(int4& at, const int* __restrict__ row_ptr,
     return false;
 }
 
-// One round over a block's slice [lo, hi): round 0 takes every vertex of the slice, later rounds the
-// `pending` entries the block kept. Returns how many wait again (the same value in every thread;
-// every thread of the block must call it).
+// One round over a warp's slice [lo, hi): round 0 takes every vertex of the slice, later rounds the
+// `pending` entries the warp kept. Returns how many wait again (the same value in every lane; every
+// lane of the warp must call it).
 __device__ int mis_round_pass(int round, int lo, int hi, int pending, const int4* in_at, int4* out_at,
                               const int* __restrict__ row_ptr, const int* __restrict__ col_idx, int* mark) {
-    __shared__ int warp_kept[kWarps];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
     const int n = round == 0 ? hi - lo : pending;
     int kept = 0;
-    for (int base = 0; base < n; base += kThreads) {
-        const int i = base + threadIdx.x;
+    for (int base = 0; base < n; base += 32) {
+        const int i = base + lane;
         bool wait = false;
         int4 at = make_int4(0, 0, 0, 0);
         if (i < n) {
@@ -102,36 +101,26 @@ __device__ int mis_round_pass(int round, int lo, int hi, int pending, const int4
             wait = visit(at, row_ptr, col_idx, mark);
         }
         const unsigned ballot = __ballot_sync(0xffffffffu, wait);
-        if (lane == 0) warp_kept[warp] = __popc(ballot);
-        __syncthreads();
-        int offset = kept, total = 0;
-#pragma unroll
-        for (int w = 0; w < kWarps; ++w) {
-            const int c = warp_kept[w];
-            offset += w < warp ? c : 0;
-            total += c;
-        }
-        if (wait) out_at[offset + __popc(ballot & ((1u << lane) - 1u))] = at;
-        kept += total;
-        __syncthreads();  // warp_kept is rewritten by the next chunk
+        if (wait) out_at[kept + __popc(ballot & ((1u << lane) - 1u))] = at;
+        kept += __popc(ballot);
     }
     return kept;
 }
 
-__device__ __forceinline__ int slice_begin(int vertices, int block, int blocks) {
-    return static_cast<int>(static_cast<long long>(vertices) * block / blocks);
+__device__ __forceinline__ int slice_begin(int vertices, int warp, int warps) {
+    return static_cast<int>(static_cast<long long>(vertices) * warp / warps);
 }
 
 __global__ void __launch_bounds__(kThreads)
     mis_persistent(int vertices, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
                    const int* __restrict__ priority, int* mark, int4* at_a, int4* at_b, int* flags, int* in_set) {
     cg::grid_group grid = cg::this_grid();
-    const int lo = slice_begin(vertices, blockIdx.x, gridDim.x);
-    const int hi = slice_begin(vertices, blockIdx.x + 1, gridDim.x);
-    for (int v = lo + threadIdx.x; v < hi; v += kThreads) mark[v] = __ldg(priority + v);
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, warps = gridDim.x * kWarps;
+    const int lo = slice_begin(vertices, warp, warps), hi = slice_begin(vertices, warp + 1, warps);
+    for (int v = lo + threadIdx.x % 32; v < hi; v += 32) mark[v] = __ldg(priority + v);
     if (blockIdx.x == 0 && threadIdx.x == 0) flags[0] = 0;
     grid.sync();
-    // this block's worklists: the part of each buffer at its slice's offset (an entry per vertex fits)
+    // this warp's worklists: the part of each buffer at its slice's offset (an entry per vertex fits)
     int4 *in_at = at_a + lo, *out_at = at_b + lo;
     int pending = 0;
     for (int round = 0;; ++round) {
@@ -139,18 +128,18 @@ __global__ void __launch_bounds__(kThreads)
         // r + 1, and flags[(r + 2) % 3] was read before round r began
         if (blockIdx.x == 0 && threadIdx.x == 0) flags[(round + 1) % 3] = 0;
         pending = mis_round_pass(round, lo, hi, pending, in_at, out_at, row_ptr, col_idx, mark);
-        if (pending > 0 && threadIdx.x == 0) flags[round % 3] = 1;
+        if (__syncthreads_or(pending > 0) && threadIdx.x == 0) flags[round % 3] = 1;
         grid.sync();
         if (*reinterpret_cast<volatile int*>(&flags[round % 3]) == 0) break;
         int4* t = in_at;
         in_at = out_at;
         out_at = t;
     }
-    for (int v = lo + threadIdx.x; v < hi; v += kThreads) in_set[v] = __ldcg(mark + v) == kIn ? 1 : 0;
+    for (int v = lo + threadIdx.x % 32; v < hi; v += 32) in_set[v] = __ldcg(mark + v) == kIn ? 1 : 0;
 }
 
-// Fallback path: the same rounds and slices, one launch each; a block's worklist length waits in
-// block_pending between launches.
+// Fallback path: the same rounds and slices, one launch each; a warp's worklist length waits in
+// warp_pending between launches.
 __global__ void mis_init(int vertices, const int* __restrict__ priority, int* mark) {
     const int v = blockIdx.x * blockDim.x + threadIdx.x;
     if (v < vertices) mark[v] = __ldg(priority + v);
@@ -158,13 +147,13 @@ __global__ void mis_init(int vertices, const int* __restrict__ priority, int* ma
 
 __global__ void __launch_bounds__(kThreads)
     mis_round(int round, int vertices, const int* __restrict__ row_ptr, const int* __restrict__ col_idx, int* mark,
-              const int4* in_at, int4* out_at, int* block_pending, int* undecided) {
-    const int lo = slice_begin(vertices, blockIdx.x, gridDim.x);
-    const int hi = slice_begin(vertices, blockIdx.x + 1, gridDim.x);
-    const int kept = mis_round_pass(round, lo, hi, round == 0 ? 0 : block_pending[blockIdx.x], in_at + lo,
-                                    out_at + lo, row_ptr, col_idx, mark);
-    if (threadIdx.x == 0) {
-        block_pending[blockIdx.x] = kept;
+              const int4* in_at, int4* out_at, int* warp_pending, int* undecided) {
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, warps = gridDim.x * kWarps;
+    const int lo = slice_begin(vertices, warp, warps), hi = slice_begin(vertices, warp + 1, warps);
+    const int kept = mis_round_pass(round, lo, hi, round == 0 ? 0 : warp_pending[warp], in_at + lo, out_at + lo,
+                                    row_ptr, col_idx, mark);
+    if (threadIdx.x % 32 == 0) {
+        warp_pending[warp] = kept;
         if (kept > 0) *undecided = 1;
     }
 }
@@ -220,17 +209,17 @@ void mis_priority(int vertices, int edges, const int* row_ptr, const int* col_id
         coop_blocks = -1;
     }
 
-    // flags[0] collects "some vertex waits"; block_pending keeps each block's worklist length
+    // flags[0] collects "some vertex waits"; warp_pending keeps each warp's worklist length
     constexpr int kFallbackBlocks = 1024;
-    static int* block_pending = nullptr;
-    if (!block_pending) cudaMalloc(&block_pending, kFallbackBlocks * sizeof(int));
+    static int* warp_pending = nullptr;
+    if (!warp_pending) cudaMalloc(&warp_pending, kFallbackBlocks * kWarps * sizeof(int));
     const int blocks = (vertices + kThreads - 1) / kThreads;
     mis_init<<<blocks, kThreads>>>(vertices, priority, mark);
     int4 *in_at = at_a, *out_at = at_b;
     for (int round = 0, undecided = 1; undecided; ++round) {
         cudaMemsetAsync(flags, 0, sizeof(int), 0);
         mis_round<<<kFallbackBlocks, kThreads>>>(round, vertices, row_ptr, col_idx, mark, in_at, out_at,
-                                                 block_pending, flags);
+                                                 warp_pending, flags);
         cudaMemcpy(&undecided, flags, sizeof(int), cudaMemcpyDeviceToHost);
         int4* t = in_at;
         in_at = out_at;
