@@ -72,13 +72,12 @@ def test_builder_refuses_cuda_on_cpu_and_bad_names(tmp_path: Path) -> None:
 def _timed(tmp_path: Path, host_s: float, event_s: float, bandwidth: float):
     from regrapht.eval import EvalConfig
     from regrapht.eval.record import Evaluation
-    from regrapht.eval.torch_judge import TorchJudge
+    from regrapht.eval.torch_verdicts import gates
     from regrapht.tasks import find_task
 
-    judge = TorchJudge(EvalConfig(), b"s", tmp_path)
     ev = Evaluation("relu", "cuda", "correct", "", "0")
     ev.timings["candidate"] = {"median_s": event_s, "host_median_s": host_s, "event_median_s": event_s}
-    judge._gates(ev, find_task("relu"), "cuda", {"bandwidth_bytes_per_s": bandwidth})
+    gates(ev, find_task("relu"), "cuda", {"bandwidth_bytes_per_s": bandwidth}, EvalConfig())
     return ev
 
 

@@ -17,6 +17,7 @@ from regrapht.eval.protocol import ProtocolError  # noqa: E402
 from regrapht.eval.record import Evaluation  # noqa: E402
 from regrapht.eval.torch_judge import TorchJudge, _library  # noqa: E402
 from regrapht.eval.torch_protocol import check_torch_message  # noqa: E402
+from regrapht.eval.torch_verdicts import gates, judge_timing  # noqa: E402
 from regrapht.eval.torch_worker import _hold_function  # noqa: E402
 from regrapht.tasks import find_task  # noqa: E402
 
@@ -30,7 +31,7 @@ def _judge(tmp_path: Path, hold_s: float, hold_library=None) -> TorchJudge:
 def _gated(judge: TorchJudge, host_s: float, event_s: float, reported_hold_s: float) -> Evaluation:
     ev = Evaluation("relu", "cuda", "correct", "", "0")
     ev.timings["candidate"] = {"median_s": event_s, "host_median_s": host_s, "event_median_s": event_s}
-    judge._gates(ev, find_task("relu"), "cuda", {"bandwidth_bytes_per_s": 3e12, "hold_s": reported_hold_s})
+    gates(ev, find_task("relu"), "cuda", {"bandwidth_bytes_per_s": 3e12, "hold_s": reported_hold_s}, judge.config)
     return ev
 
 
@@ -108,13 +109,11 @@ def test_cpu_timing_records_dispatch_and_no_hold() -> None:
 
 
 def test_a_launch_path_longer_than_the_hold_is_noted(tmp_path: Path) -> None:
-    from types import SimpleNamespace
-
     def judged(dispatch_s: float) -> Evaluation:
         samples = {name: {"event": [2e-4] * 5, "host": [5e-4] * 5, "dispatch": [dispatch_s] * 5} for name in ("candidate", "eager")}
         timing = {"setup": {}, "problems": [], "samples": samples, "hold_s": 3e-4}
         ev = Evaluation("relu", "cpu", "correct", "", "0")
-        _judge(tmp_path, 3e-4)._judge_timing(ev, find_task("relu"), "cpu", SimpleNamespace(timing=timing))
+        judge_timing(ev, find_task("relu"), "cpu", timing, _judge(tmp_path, 3e-4).config)
         return ev
 
     short = judged(40e-6)

@@ -43,15 +43,14 @@ from regrapht.eval.config import EvalConfig
 from regrapht.eval.evaluator import ReferenceError
 from regrapht.eval.record import Evaluation, hierarchical_reward
 from regrapht.eval.runner import SpareWorker, WorkerOutcome, run_worker
-from regrapht.eval.stats import speedup, summarize
 from regrapht.eval.torch_protocol import check_torch_message
 from regrapht.eval.torch_state import CandidateState, death_message
+from regrapht.eval.torch_verdicts import judge_timing
 from regrapht.tasks.inputs import derive_seed
 from regrapht.tasks.torch_task import TorchTask
 
 WORKER = "regrapht.eval.torch_worker"
 DEFAULT_BASELINES = {"cuda": ("eager", "compile"), "cpu": ("eager",)}
-HOST_SLACK_S = 100e-6
 WARM_IDLE_S = 600.0
 
 
@@ -315,7 +314,8 @@ class TorchJudge:
         ev.compile = {"form": form.kind, "entry": form.entry, "triton": form.triton, "builds": state.builds, "ops": state.ops}
         ev.output_head = outcome.output_head
         if ev.status == "correct" and state.timing is not None:
-            self._judge_timing(ev, task, target, state)
+            assert state.timing is not None
+            judge_timing(ev, task, target, state.timing, self.config)
         ev.reward = hierarchical_reward(ev.status, ev.speedup(ev.reward_baseline) if ev.speedups else None)
         ev.seconds["total"] = round(time.monotonic() - began, 3)
         shutil.rmtree(folder, ignore_errors=True)
@@ -378,62 +378,6 @@ class TorchJudge:
             # Eager and the candidate each lie within the tolerance of the float64 truth.
             "rtol": 2 * tol.rtol, "atol": 2 * tol.atol,
         }  # fmt: skip
-
-    def _judge_timing(self, ev: Evaluation, task: TorchTask, target: str, state: CandidateState) -> None:
-        timing = state.timing
-        assert timing is not None
-        for name, setup in timing["setup"].items():
-            if "error" in setup:
-                ev.integrity.append(f"baseline {name} unavailable: {setup['error']}")
-            elif name != "candidate":
-                ev.seconds[f"setup:{name}"] = setup["seconds"]
-        ev.seconds["warmup"] = timing["setup"].get("candidate", {}).get("seconds", 0.0)
-        if timing["problems"]:
-            ev.status, ev.message = "integrity_violation", timing["problems"][0]
-            ev.integrity += timing["problems"]
-            return
-        samples = timing["samples"]
-        primary = "event" if target == "cuda" else "host"
-        hold_s = self._hold_s(timing)
-        for name, s in samples.items():
-            ev.timings[name] = summarize(s[primary], s["host"], s["event"]).to_dict()
-            if s.get("dispatch"):  # where it is above hold_s, the excess was timed with the kernel
-                dispatch = float(np.median(s["dispatch"]))
-                ev.timings[name].update(dispatch_median_s=dispatch, hold_s=hold_s)
-                if 0 < hold_s < dispatch:
-                    ev.integrity.append(f"note: {name}'s launch path ({dispatch * 1e6:.0f} us median) outlasts the "
-                                        f"{hold_s * 1e6:.0f} us hold: the rest of it is timed with its kernels")  # fmt: skip
-        cand = samples["candidate"][primary]
-        for name, s in samples.items():
-            if name != "candidate":
-                ev.speedups[name] = speedup(s[primary], cand, name, seed=0).to_dict()
-        if target == "cuda":
-            self._gates(ev, task, target, timing)
-
-    def _hold_s(self, timing: dict[str, Any]) -> float:
-        """The hold the worker says it queued before each timed call, never more than the run asked for."""
-        return max(0.0, min(float(timing.get("hold_s") or 0.0), self.config.timing_config.torch_hold_s))
-
-    def _gates(self, ev: Evaluation, task: TorchTask, target: str, timing: dict[str, Any]) -> None:
-        cand = ev.timings["candidate"]
-        # The host clock runs from before the start event: it also counts what was left of the hold.
-        slack = HOST_SLACK_S + self._hold_s(timing)
-        if cand["host_median_s"] > self.config.event_host_slack * cand["event_median_s"] + slack:
-            ev.status = "integrity_violation"
-            ev.message = (f"host time {cand['host_median_s'] * 1e3:.3f} ms is far above the CUDA-event time "
-                          f"{cand['event_median_s'] * 1e3:.3f} ms on the caller's stream: work ran outside it "
-                          "(a side stream or host thread)")  # fmt: skip
-            return
-        bandwidth = timing.get("bandwidth_bytes_per_s")
-        floor_bytes = task.floor_bytes(task.bench_for(target))
-        if bandwidth and floor_bytes:
-            floor_s = floor_bytes / bandwidth
-            ev.roofline = {"floor_s": floor_s, "bandwidth_bytes_per_s": bandwidth,
-                           "fraction_of_floor": floor_s / cand["median_s"] if cand["median_s"] else None}  # fmt: skip
-            if cand["median_s"] < self.config.plausibility_margin * floor_s:
-                ev.status = "integrity_violation"
-                ev.message = (f"faster than physically possible: {cand['median_s'] * 1e3:.4f} ms against a floor of "
-                              f"{floor_s * 1e3:.4f} ms for {floor_bytes} bytes at the measured bandwidth")  # fmt: skip
 
     # ---- plumbing ----------------------------------------------------------------------------
     def _fresh_dir(self, prefix: str) -> Path:
