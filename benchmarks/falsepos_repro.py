@@ -37,6 +37,7 @@ import numpy as np
 
 from regrapht.eval import EvalConfig, Evaluator, correctness
 from regrapht.eval import candidates as candidates_module
+from regrapht.eval import device_judge as device_judge_module
 from regrapht.eval import device_judging as device_judging_module
 from regrapht.eval import timing_verdict as timing_verdict_module
 from regrapht.eval.protocol import Event
@@ -89,6 +90,8 @@ class Recorder:
     def __init__(self) -> None:
         self.records: list[dict[str, Any]] = []
         self.first_prints: dict[int, list[dict[str, int]]] = {}  # id(bench) -> per slot, per output
+        # Outputs the device judge found wrong, as it copied them to the host: (bench dir, slot, name)
+        self.device_actual: dict[tuple[str, int, str], np.ndarray] = {}
 
     def prints(self, bench: Any) -> list[dict[str, int]]:
         cases = bench.checked or bench.sets
@@ -106,6 +109,19 @@ class Recorder:
             return samples
 
         timing_verdict_module.TimingJudge.judge = judge  # type: ignore[method-assign]
+        count = device_judge_module.DeviceJudge.count
+
+        def counted(self_judge, key, set_index, name, handle_hex, tolerance, expected):  # noqa: ANN001
+            result = count(self_judge, key, set_index, name, handle_hex, tolerance, expected)
+            # Kept only when wrong (-1: nothing staged, the output came to the host to be judged there).
+            wrong = result.count > 0 or (
+                result.count == -1 and correctness.compare(result.actual, expected, tolerance) is not None
+            )
+            if result.actual is not None and wrong:
+                recorder.device_actual[(key, set_index, name)] = result.actual.copy()
+            return result
+
+        device_judge_module.DeviceJudge.count = counted  # type: ignore[method-assign]
 
     def describe(
         self,
@@ -151,23 +167,40 @@ class Recorder:
             "seconds": {k: ev.seconds.get(k) for k in ("timing", "timing_checks", "worker", "parent_reply")},
         }
         if ev.status in ("integrity_violation", "wrong_answer"):
-            record["diagnosis"] = self.diagnose(task, cases, timing.get("checks", []))
+            record["diagnosis"] = self.diagnose(task, cases, timing.get("checks", []), str(bench.dir))
         return record
 
-    def diagnose(self, task: Any, cases: list[Any], checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Every check whose output is a file: compared against every slot's expected outputs."""
+    def diagnose(
+        self, task: Any, cases: list[Any], checks: list[dict[str, Any]], bench_dir: str
+    ) -> list[dict[str, Any]]:
+        """Every check whose output is a file, or that the device judge found wrong (its output as
+        the judge copied it to the host): compared against every slot's expected outputs."""
         out = []
         for check in checks:
             files = check.get("files") or {}
-            if not files:
+            index = check.get("slot") if check.get("slot") is not None else check.get("set")
+            on_device = {
+                arg.name: self.device_actual.pop((bench_dir, index, arg.name))
+                for arg in task.written
+                if check.get("judged_on_device") and (bench_dir, index, arg.name) in self.device_actual
+            }
+            if not files and not on_device:
                 continue
-            entry: dict[str, Any] = {"round": check.get("round"), "slot": check.get("slot"), "against": {}}
+            entry: dict[str, Any] = {
+                "round": check.get("round"),
+                "slot": check.get("slot"),
+                "from": "device" if on_device else "file",
+                "against": {},
+            }
             for arg in task.written:
                 path = files.get(arg.name)
-                if not path or not os.path.exists(path):
+                if arg.name in on_device:
+                    actual = on_device[arg.name].reshape(-1)
+                elif not path or not os.path.exists(path):
                     entry["against"][arg.name] = "file gone"
                     continue
-                actual = np.fromfile(path, dtype=arg.dtype.numpy)
+                else:
+                    actual = np.fromfile(path, dtype=arg.dtype.numpy)
                 # Elements still holding a poison fill (never written by this call), per poison byte.
                 raw = actual.view(np.uint8).reshape(actual.size, -1)
                 entry.setdefault("poisoned", {})[arg.name] = {
