@@ -19,7 +19,10 @@ Switches turn off one suspect each, so one run tells them apart:
 Run on the GPU machine, from the repository root (about 150 s with the defaults):
   PYTHONPATH=src python3 benchmarks/falsepos_repro.py --out /tmp/fp --seconds 120
 and, to discriminate, the same with one switch at a time. Prints a summary; writes
-DIR/falsepos_<tag>.json.
+DIR/falsepos_<tag>.json. The worker's side (timed_checks.py: the sync before an offer) is tested
+against its state before the fix with an overlay of the source tree, the rest unchanged:
+  cp -r src /tmp/prefix && git show d5dcb11:src/regrapht/eval/timed_checks.py \
+      > /tmp/prefix/regrapht/eval/timed_checks.py && PYTHONPATH=/tmp/prefix python3 benchmarks/falsepos_repro.py ...
 """
 
 from __future__ import annotations
