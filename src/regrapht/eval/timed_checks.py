@@ -172,6 +172,12 @@ class TimedChecks:
         as a file. Where this platform cannot export device memory, no later anchor is offered."""
         from regrapht.eval.cudart import CudaError
 
+        # The kept copy was made by a device-to-device cudaMemcpy, which returns before the copy is
+        # done, and the parent reads it from its own context, unordered with this process's stream:
+        # offered unfinished, the parent judged the previous check's output (or part of it) and an
+        # honest kernel was flagged (session 13). An error of the candidate's surfacing here ends
+        # the timing as any other would.
+        self.rt.check(self.rt.synchronize(), f"keeping timed call {round_index + 1}'s output for the parent")
         try:
             handles = {a["name"]: self.mem.ipc_handle(anchor["buffers"][a["name"]]) for a in self.written}
         except CudaError:
