@@ -19,10 +19,10 @@ from __future__ import annotations
 import copy
 import os
 import sys
-import tomllib
 import traceback
 from pathlib import Path
 
+import tomllib
 import torch
 
 from regrapht.eval import torch_checks

@@ -25,7 +25,7 @@ def _lcse_rows(x_ptr, y_ptr, cols, BLOCK: tl.constexpr):
         out = tl.where(lo == float("-inf"), hi, out)
         tl.store(yb + offs, out, mask=mask)
         carry = tl.max(tl.where(mask, out, float("-inf")), axis=0)
-    
+
 
 class ModelNew(nn.Module):
     def forward(self, x):
