@@ -37,9 +37,10 @@ class TimingConfig:
     # The same hold before each timed call of a torch task (candidate and baselines alike): a Python
     # forward's launch path is tens of microseconds (a Triton launcher, torch.compile's guards) and
     # varies with the host core it runs on, so 20 us does not cover it. 0 times from an idle device,
-    # launch path and all (relu's Triton candidate: 0.80x or 0.90x over eager by process, issue 17).
-    # Off until the GPU probe (benchmarks/torch_repeat_probe.py) has measured it.
-    torch_hold_s: float = 0.0
+    # launch path and all. Measured on an H100 (session 13, relu's Triton candidate, 10 fresh
+    # evaluations): without the hold 0.80x or 0.90x over eager by process (12.55% spread), with 300 us
+    # one mode at 1.0007x (0.16% spread; candidates' dispatch 43-100 us, eager's 21-54 us).
+    torch_hold_s: float = 300e-6
     # The serial reference, timed once per run and task. 1 s instead of 3 s gained no throughput on
     # an H200 (bench-data builds are input generation and serial outputs, not serial timing).
     serial_budget_s: float = 3.0
