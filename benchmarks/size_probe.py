@@ -29,9 +29,12 @@ from regrapht.tasks.suite import builtin_tasks_root, iter_task_dirs
 
 
 def _job(ev: Evaluator, task, libs: dict[str, str], timed: list[str], bench_dir: Path, nbytes, cuda: bool):
-    job_dir = ev._job_dir()
-    job = ev._job(task, libs, [], [], job_dir, cuda, cuda and task.convention == "device", 1)
-    spec = ev._timing_spec(
+    job_dir = ev.jobs.job_dir()
+    job = ev.jobs.job(
+        task, libs, [], [], job_dir, cuda, cuda and task.convention == "device", 1,
+        measure_bandwidth=ev.candidates.device is None,
+    )
+    spec = ev.jobs.timing_spec(
         task,
         bench_dir,
         nbytes,
@@ -43,7 +46,7 @@ def _job(ev: Evaluator, task, libs: dict[str, str], timed: list[str], bench_dir:
         warmup_rounds=1 if cuda else 0,
     )
     job["timing"] = spec
-    outcome = run_worker(job, job_dir / "job.json", 120.0, 300.0, ev._memory_limit(task))
+    outcome = run_worker(job, job_dir / "job.json", 120.0, 300.0, ev.jobs.memory_limit(task))
     shutil.rmtree(job_dir, ignore_errors=True)
     return outcome
 
@@ -83,10 +86,10 @@ def main() -> int:
         def serial(task):
             root = ev.workdir / f"probe-{task.id}"
             t0 = time.perf_counter()
-            sets = draw_bench_sets(task, root, 1, ev._seed_of(task))
+            sets = draw_bench_sets(task, root, 1, ev.oracle.seed_of(task))
             gen_s = time.perf_counter() - t0
             outcome = _job(
-                ev, task, {"reference": ev._serial_library(task)}, ["reference"], root, sets[0].nbytes, False
+                ev, task, {"reference": ev.oracle.serial_library(task)}, ["reference"], root, sets[0].nbytes, False
             )
             timed = outcome.last("timing")
             serial_s = min(timed["samples"]["reference"]["host"]) if timed else None

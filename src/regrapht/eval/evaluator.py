@@ -440,34 +440,6 @@ class Evaluator:
         """What the candidate's worker may read and write (see `SandboxPolicy.spec`), or None."""
         return self.sandbox_policy.spec(self.jobs.task_dir(task), job)
 
-    # ---- the old private names, for callers that still use them ------------------------------------
-    # (benchmarks/size_probe.py, eval/suitecheck.py, branches written before the split); new code
-    # uses case_reference, bench_reference, `jobs` and `oracle`.
-    def _test_reference(self, task: Task) -> TestReference:
-        return self.case_reference(task)
-
-    def _bench_reference(self, task: Task) -> BenchReference:
-        return self.bench_reference(task)
-
-    def _job_dir(self) -> Path:
-        return self.jobs.job_dir()
-
-    def _job(self, task: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        kwargs.setdefault("measure_bandwidth", self.candidates.device is None)
-        return self.jobs.job(task, *args, **kwargs)
-
-    def _timing_spec(self, task: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        return self.jobs.timing_spec(task, *args, **kwargs)
-
-    def _memory_limit(self, task: Task) -> int:
-        return self.jobs.memory_limit(task)
-
-    def _seed_of(self, task: Task) -> Any:
-        return self.oracle.seed_of(task)
-
-    def _serial_library(self, task: Task) -> str:
-        return self.oracle.serial_library(task)
-
     # ---- verdicts ----------------------------------------------------------------------------
     def judge(self, ev: Evaluation, task: Task, target: str, run: CandidateRun) -> None:
         if verdicts.judge_run(ev, run.outcome, run.judged, self.config.memory_limit_gib, run.planned) and self.config.timing:

@@ -111,7 +111,7 @@ def degenerate_problems(task: Task, cases: list) -> list[str]:
 def check_task(task: Task, evaluator: Evaluator, gpu: bool, compiler: Compiler | None = None) -> TaskCheck:
     result = TaskCheck(task.id, task.split, task.difficulty, task.category)
     try:
-        tests = evaluator._test_reference(task)
+        tests = evaluator.case_reference(task)
     except ReferenceError as exc:
         result.fail(str(exc))
         return result
@@ -119,7 +119,7 @@ def check_task(task: Task, evaluator: Evaluator, gpu: bool, compiler: Compiler |
     with Evaluator(
         EvalConfig(timing=False, secret=evaluator.secret, cache_dir=evaluator.config.cache_dir)
     ) as again:
-        repeat = again._test_reference(task)
+        repeat = again.case_reference(task)
     for first, second in zip(tests.cases, repeat.cases):
         for name, value in first.expected.items():
             dt = task.arg(name).dtype
@@ -185,7 +185,7 @@ def _check_on_gpu(task: Task, evaluator: Evaluator, result: TaskCheck) -> None:
     except ReferenceError as exc:
         result.fail(str(exc))
         return
-    bench = evaluator._bench_reference(task)
+    bench = evaluator.bench_reference(task)
     bench.wait_serial()
     measured["serial_ms"] = float(np.median(bench.serial_samples)) * 1e3
     if naive is not None:
