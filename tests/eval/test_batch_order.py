@@ -91,16 +91,25 @@ def _building(cache: BenchCache, task, until: threading.Event) -> threading.Thre
 
 
 def test_a_compiled_item_runs_rather_than_waiting_for_other_compiles(build_cache):
-    """No item is fully ready: the first compiled one starts (its bench data is built as it runs),
-    instead of the device idling until an unrelated compile ends."""
+    """No item is fully ready: the compiled items' bench builds start at once, and the first compiled
+    item whose data is ready runs, instead of the device idling until an unrelated compile ends."""
+    gate = threading.Event()
+
+    def build(task):
+        if task.id == "b":
+            gate.wait(10.0)
+        return SimpleNamespace(held_bytes=0)
+
     with Evaluator(quick_config(build_cache)) as evaluator:
-        cache = _stand_in_cache(evaluator)
+        cache = _stand_in_cache(evaluator, build=build)
         items = [_item("a", compiled=False), _item("b", compiled=True), _item("c", compiled=True)]
         began = time.perf_counter()
-        assert evaluator.next_runnable(items, [0, 1, 2]) == 1
-        assert time.perf_counter() - began < 0.5
-        cache.get(items[2].task)  # c's data is ready: c goes before b
-        assert evaluator.next_runnable(items, [0, 1, 2]) == 2
+        assert evaluator.next_runnable(items, [0, 1, 2]) == 2  # c's data came first; a's compile never ends
+        assert time.perf_counter() - began < 0.9
+        assert cache.future(items[1].task) is not None and not cache.future(items[1].task).done()
+        gate.set()
+        cache.future(items[1].task).result(timeout=5)
+        assert evaluator.next_runnable(items, [0, 1]) == 1
 
 
 def test_released_bench_data_is_kept_within_the_cache_and_dropped_beyond_it(build_cache, vec_scale):
@@ -181,8 +190,7 @@ def test_while_nothing_is_ready_the_task_whose_data_comes_soonest_runs(build_cac
 
 def test_no_worker_starts_while_its_bench_data_is_being_built(build_cache):
     """By default nothing starts while every compiled item waits for bench data under way: the item
-    whose build ends first runs (the second task's here), as soon as it ends. A task whose build has
-    not started is not waited for (its worker builds the data)."""
+    whose build ends first runs (the second task's here), as soon as it ends."""
     gates = {"large": threading.Event(), "small": threading.Event()}
     with Evaluator(quick_config(build_cache)) as evaluator:
         cache = _stand_in_cache(evaluator, build=lambda task: gates[task.id].wait(10.0))
@@ -205,9 +213,59 @@ def test_no_worker_starts_while_its_bench_data_is_being_built(build_cache):
         gates["large"].set()
         for thread in builds:
             thread.join(timeout=5)
+
+
+def test_a_task_whose_build_nobody_started_gets_one_and_is_waited_for(build_cache):
+    """A compiled item whose task's bench data is neither built nor being built: its build starts at
+    once, off the device, and the item runs when it ends, rather than a worker that would build the
+    data itself while holding its device. With wait_for_bench_data off, it runs at once as before."""
+    gate, calls = threading.Event(), []
+
+    def build(task):
+        calls.append(task.id)
+        gate.wait(10.0)
+        return SimpleNamespace(held_bytes=0)
+
+    with Evaluator(quick_config(build_cache)) as evaluator:
+        cache = _stand_in_cache(evaluator, build=build)
         unstarted = _item("unstarted", compiled=True)
         unstarted.task = _sized("unstarted", 1)
-        assert evaluator.next_runnable([unstarted], [0]) == 0
+        chosen: list[int] = []
+        picker = threading.Thread(target=lambda: chosen.append(evaluator.next_runnable([unstarted], [0])), daemon=True)
+        picker.start()
+        picker.join(timeout=0.5)
+        assert picker.is_alive() and not chosen  # waiting for the build it started
+        assert calls == ["unstarted"] and cache.future(unstarted.task) is not None
+        gate.set()
+        picker.join(timeout=5.0)
+        assert chosen == [0]
+        assert cache.get(unstarted.task).held_bytes == 0 and calls == ["unstarted"]  # built once
+    with Evaluator(quick_config(build_cache, wait_for_bench_data=False)) as evaluator:
+        cache = _stand_in_cache(evaluator, build=build)
+        other = _item("other", compiled=True)
+        other.task = _sized("other", 1)
+        assert evaluator.next_runnable([other], [0]) == 0 and cache.future(other.task) is None
+
+
+def test_build_now_registers_the_build_before_returning_and_hands_errors_to_every_caller():
+    def build(task):
+        if task.id == "bad":
+            raise ValueError("no inputs")
+        return SimpleNamespace(held_bytes=1)
+
+    cache = BenchCache(build, lambda task: f"/ref/{task.id}", lambda task: 0, 1 << 30, 2)
+    good, bad = _sized("good", 1), _sized("bad", 1)
+    future = cache.build_now(good)
+    assert cache.future(good) is future and cache.build_now(good) is future
+    assert future.result(timeout=5).held_bytes == 1 and cache.get(good) is future.result()
+    failed = cache.build_now(bad)
+    assert isinstance(failed.exception(timeout=5), ValueError)
+    try:
+        cache.get(bad)
+    except ValueError as exc:
+        assert "no inputs" in str(exc)
+    else:
+        raise AssertionError("the failed build's error was not handed to a later caller")
 
 
 def test_builds_run_ahead_past_the_count_while_their_data_fits():

@@ -67,6 +67,7 @@ def next_runnable(
     building: Callable[[Task], bool],
     input_sets: int,
     build_of: Callable[[Task], Future | None] | None = None,
+    build_now: Callable[[Task], Future] | None = None,
 ) -> int:
     """The first pending item that can run without waiting (compiled, its bench data built or not
     needed). Failing that, with `build_of` (a task's bench build, done or under way, or None): while
@@ -77,7 +78,11 @@ def next_runnable(
     built, else the first), so its correctness cases run while the data is built; failing that,
     waits for the next compile to end. `missing(p)` says what `p` would wait for (its unfinished
     compiles, and whether its bench data is still to come); `building(task)` whether the task's
-    bench data is being built."""
+    bench data is being built. With `build_now` (start a task's build at once, the future), a waiting
+    task whose build nobody has started gets one started, and is then waited for like the others:
+    otherwise its worker would build the data itself, holding its device idle meanwhile (bench_wait:
+    0.149 s per candidate in session 13's one-GPU run, the in-process evaluator)."""
+    started: set[str] = set()
     while True:
         blocked_tasks: set[str] = set()
         compiles: list[Future] = []
@@ -96,6 +101,13 @@ def next_runnable(
             else:
                 waiting.append(i)
         under_way = [] if build_of is None else [build_of(prepared[i].task) for i in waiting]
+        if build_now is not None:
+            unstarted = [i for i, f in zip(waiting, under_way) if f is None and prepared[i].task.instance_key not in started]
+            for i in unstarted:
+                started.add(prepared[i].task.instance_key)
+                build_now(prepared[i].task)
+            if unstarted:
+                continue  # look again: those builds are under way now, or already done
         under_way = [f for f in under_way if f is not None and not f.done()]
         if under_way:
             wait(under_way + compiles, timeout=1.0, return_when=FIRST_COMPLETED)

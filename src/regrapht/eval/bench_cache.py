@@ -88,6 +88,27 @@ class BenchCache:
                 future.set_exception(exc)
         return future.result()
 
+    def build_now(self, task: Task) -> Future:
+        """The task's build, started now on a thread of its own if neither built nor being built (the
+        cap does not hold it back: a worker needing the data would build it anyway, holding its
+        device meanwhile). The future is registered before this returns, so a caller may wait on it."""
+        key = self.key(task)
+        with self._lock:
+            future = self._benches.get(key)
+            if future is not None:
+                return future
+            future = self._benches[key] = Future()
+            self._idle.pop(key, None)
+
+        def build() -> None:
+            try:
+                future.set_result(self.build(task))
+            except BaseException as exc:  # handed to every waiter, not swallowed
+                future.set_exception(exc)
+
+        threading.Thread(target=build, name="regrapht-reference-now", daemon=True).start()
+        return future
+
     def prefetch(self, tasks: list[Task], threads: int = 1) -> None:
         """Build bench data in the background: `threads + 1` tasks ahead of those released so far, and
         more while their data fits `cap_bytes` beside the retained data, in `build_order`."""

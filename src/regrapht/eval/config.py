@@ -96,9 +96,10 @@ class EvalConfig:
     # Bench data of tasks no queued candidate needs stays, up to this much (None: a quarter of the
     # machine's memory, at least 2 GiB), so a search's later batches reuse it instead of rebuilding it.
     reference_cache_gib: float | None = None
-    # A batch starts no worker whose task's bench data is being built while it can wait for that
-    # build instead: the worker would hold the device idle meanwhile (batch.next_runnable). Off: its
-    # correctness cases run during the build, and its timing waits for the data.
+    # A batch starts no worker whose task's bench data is being built, or not yet started (it starts
+    # that build), while it can wait for the build instead: the worker would hold the device idle
+    # meanwhile (batch.next_runnable). Off: its correctness cases run during the build, and its
+    # timing waits for the data.
     wait_for_bench_data: bool = True
     # Start the next cuda worker's Python during the current candidate, its CUDA context once that
     # candidate is measured.

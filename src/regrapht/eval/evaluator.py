@@ -247,6 +247,7 @@ class Evaluator:
             lambda task: self.benches.future(task) is not None,
             self.config.timing_config.input_sets,
             self.benches.future if self.config.wait_for_bench_data else None,
+            self.benches.build_now if self.config.wait_for_bench_data else None,
         )
 
     def _missing(self, p: Prepared) -> tuple[list[Future], bool]:
