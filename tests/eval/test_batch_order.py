@@ -100,7 +100,7 @@ def test_a_compiled_item_runs_rather_than_waiting_for_other_compiles(build_cache
             gate.wait(10.0)
         return SimpleNamespace(held_bytes=0)
 
-    with Evaluator(quick_config(build_cache)) as evaluator:
+    with Evaluator(quick_config(build_cache, reference_threads=2)) as evaluator:
         cache = _stand_in_cache(evaluator, build=build)
         items = [_item("a", compiled=False), _item("b", compiled=True), _item("c", compiled=True)]
         began = time.perf_counter()
@@ -247,6 +247,37 @@ def test_a_task_whose_build_nobody_started_gets_one_and_is_waited_for(build_cach
         assert evaluator.next_runnable([other], [0]) == 0 and cache.future(other.task) is None
 
 
+def test_a_batch_starts_one_build_of_its_own_at_a_time(build_cache):
+    """Three waiting tasks, none being built, one build thread (reference_threads=1): the batch starts
+    the first one's build and waits for it before it starts another (a batch of many tasks never
+    starts every build at once)."""
+    gates = {name: threading.Event() for name in ("t0", "t1", "t2")}
+    calls: list[str] = []
+
+    def build(task):
+        calls.append(task.id)
+        gates[task.id].wait(10.0)
+        return SimpleNamespace(held_bytes=0)
+
+    with Evaluator(quick_config(build_cache, reference_threads=1)) as evaluator:
+        _stand_in_cache(evaluator, build=build)
+        items = []
+        for name in gates:
+            p = _item(name, compiled=True)
+            p.task = _sized(name, 1)
+            items.append(p)
+        chosen: list[int] = []
+        picker = threading.Thread(target=lambda: chosen.append(evaluator.next_runnable(items, [0, 1, 2])), daemon=True)
+        picker.start()
+        picker.join(timeout=0.6)
+        assert picker.is_alive() and calls == ["t0"]
+        gates["t0"].set()
+        picker.join(timeout=5.0)
+        assert chosen == [0] and calls == ["t0"]
+        for gate in gates.values():
+            gate.set()
+
+
 def test_build_now_registers_the_build_before_returning_and_hands_errors_to_every_caller():
     def build(task):
         if task.id == "bad":
@@ -266,6 +297,9 @@ def test_build_now_registers_the_build_before_returning_and_hands_errors_to_ever
         assert "no inputs" in str(exc)
     else:
         raise AssertionError("the failed build's error was not handed to a later caller")
+    cache.close()
+    late = _sized("late", 1)
+    assert isinstance(cache.build_now(late).exception(timeout=1), RuntimeError) and cache.future(late) is None
 
 
 def test_builds_run_ahead_past_the_count_while_their_data_fits():

@@ -63,8 +63,9 @@ def test_a_lane_left_in_a_batch_closes_it_before_the_next_opens(tmp_path, build_
 class RestatingLane:
     """A lane whose close_batch restates the second record it returned; it logs what it is sent."""
 
-    def __init__(self, name: str, log: list, dies_at_close: bool = False) -> None:
+    def __init__(self, name: str, log: list, dies_at_close: bool = False, fails_at_close: bool = False) -> None:
         self.name, self.log, self.alive, self.dies_at_close = name, log, True, dies_at_close
+        self.fails_at_close = fails_at_close
         self.gpu = None
 
     def call(self, fn, *args):
@@ -73,6 +74,8 @@ class RestatingLane:
             if self.dies_at_close:
                 self.alive = False
                 raise LaneDied(f"lane {self.name}: killed")
+            if self.fails_at_close:
+                raise OSError("the serial-baseline store is read-only")
             return [(1, Evaluation("restated", "cpu", "correct", "", "", fingerprint={"lane": self.name}))]
         [items] = args
         return [
@@ -119,6 +122,15 @@ def test_a_lane_that_dies_settling_keeps_its_records_and_is_reported():
     results = pool.evaluate_many(_items())
     assert [r.task_id for r in results] == ["vec_scale", "vec_scale", "sin_series", "restated"]
     assert len(pool.deaths) == 1 and "l0" in pool.deaths[0]
+
+
+def test_a_lane_whose_settle_fails_keeps_its_records_and_the_next_lane_still_closes():
+    log: list = []
+    pool = DevicePool(pool_config(None, 2), [RestatingLane("l0", log, fails_at_close=True), RestatingLane("l1", log)])
+    results = pool.evaluate_many(_items())
+    assert [r.task_id for r in results] == ["vec_scale", "vec_scale", "sin_series", "restated"]
+    assert [name for kind, name in log if kind == "close_batch"] == ["l0", "l1"]
+    assert len(pool.deaths) == 1 and "l0" in pool.deaths[0] and "read-only" in pool.deaths[0]
 
 
 @pytest.mark.slow

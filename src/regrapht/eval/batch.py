@@ -68,6 +68,7 @@ def next_runnable(
     input_sets: int,
     build_of: Callable[[Task], Future | None] | None = None,
     build_now: Callable[[Task], Future] | None = None,
+    build_limit: int = 1,
 ) -> int:
     """The first pending item that can run without waiting (compiled, its bench data built or not
     needed). Failing that, with `build_of` (a task's bench build, done or under way, or None): while
@@ -78,8 +79,9 @@ def next_runnable(
     built, else the first), so its correctness cases run while the data is built; failing that,
     waits for the next compile to end. `missing(p)` says what `p` would wait for (its unfinished
     compiles, and whether its bench data is still to come); `building(task)` whether the task's
-    bench data is being built. With `build_now` (start a task's build at once, the future), a waiting
-    task whose build nobody has started gets one started, and is then waited for like the others:
+    bench data is being built. With `build_now` (start a task's build at once, the future), waiting
+    tasks whose build nobody has started get one started, while fewer than `build_limit` waiting
+    tasks' builds are under way, and are then waited for like the others:
     otherwise its worker would build the data itself, holding its device idle meanwhile (bench_wait:
     0.149 s per candidate in session 13's one-GPU run, the in-process evaluator)."""
     started: set[str] = set()
@@ -102,11 +104,14 @@ def next_runnable(
                 waiting.append(i)
         under_way = [] if build_of is None else [build_of(prepared[i].task) for i in waiting]
         if build_now is not None:
-            unstarted = [i for i, f in zip(waiting, under_way) if f is None and prepared[i].task.instance_key not in started]
-            for i in unstarted:
+            # At most `build_limit` waiting tasks' builds under way at once (the first waiting tasks'),
+            # beside the prefetch threads': a batch of many tasks must not start every build at once.
+            room = build_limit - sum(1 for f in under_way if f is not None and not f.done())
+            fresh = [i for i, f in zip(waiting, under_way) if f is None and prepared[i].task.instance_key not in started]
+            for i in fresh[: max(0, room)]:
                 started.add(prepared[i].task.instance_key)
                 build_now(prepared[i].task)
-            if unstarted:
+            if fresh[: max(0, room)]:
                 continue  # look again: those builds are under way now, or already done
         under_way = [f for f in under_way if f is not None and not f.done()]
         if under_way:

@@ -56,6 +56,7 @@ class BenchCache:
         self._released: set[str] = set()
         self._idle: OrderedDict[str, int] = OrderedDict()  # released, retained: key -> bytes held
         self.lookahead = 2  # tasks built ahead of those released, whatever their size
+        self._own_builds: list[threading.Thread] = []  # build_now's threads, joined by close
         self._closing = False
 
     def close(self) -> None:
@@ -65,6 +66,8 @@ class BenchCache:
             self._lock.notify_all()
         if self._prefetcher is not None:
             self._prefetcher.shutdown(wait=True, cancel_futures=True)
+        for thread in self._own_builds:  # build_now's: their data's folders go with the evaluator
+            thread.join()
 
     def future(self, task: Task) -> Future | None:
         """The task's build, done or under way; None when it is neither built nor being built."""
@@ -97,8 +100,11 @@ class BenchCache:
             future = self._benches.get(key)
             if future is not None:
                 return future
-            future = self._benches[key] = Future()
-            self._idle.pop(key, None)
+            future = Future()
+            if self._closing:  # not registered: nothing is built once the cache closes
+                future.set_exception(RuntimeError("the bench-data cache is closing"))
+                return future
+            self._benches[key] = future
 
         def build() -> None:
             try:
@@ -106,7 +112,16 @@ class BenchCache:
             except BaseException as exc:  # handed to every waiter, not swallowed
                 future.set_exception(exc)
 
-        threading.Thread(target=build, name="regrapht-reference-now", daemon=True).start()
+        thread = threading.Thread(target=build, name="regrapht-reference-now", daemon=True)
+        try:
+            thread.start()
+        except RuntimeError as exc:  # no thread to be had: a pending future would be waited on forever
+            with self._lock:
+                self._benches.pop(key, None)
+            future.set_exception(exc)
+            return future
+        with self._lock:
+            self._own_builds = [t for t in self._own_builds if t.is_alive()] + [thread]
         return future
 
     def prefetch(self, tasks: list[Task], threads: int = 1) -> None:

@@ -180,7 +180,8 @@ class Evaluator:
             while pending:
                 began = time.perf_counter()
                 i = self.next_runnable(prepared, pending)
-                # The device idles (nothing held) while no pending item has its compiles done.
+                # The device idles (nothing held) while no pending item is ready: its compiles, or its
+                # task's bench data, built off the device (the key keeps its first name).
                 compile_wait = time.perf_counter() - began
                 pending.remove(i)
                 p = prepared[i]
@@ -248,6 +249,7 @@ class Evaluator:
             self.config.timing_config.input_sets,
             self.benches.future if self.config.wait_for_bench_data else None,
             self.benches.build_now if self.config.wait_for_bench_data else None,
+            max(1, self.config.reference_threads),
         )
 
     def _missing(self, p: Prepared) -> tuple[list[Future], bool]:

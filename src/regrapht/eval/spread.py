@@ -216,6 +216,9 @@ class Batch:
             except LaneDied as exc:  # its records stand, with the serial timing they were judged by
                 self.pool.deaths.append(str(exc))
                 continue
+            except Exception as exc:  # a failed settle: likewise, and the lanes after it still close
+                self.pool.deaths.append(f"lane {lane.name}: settling its serial baselines failed: {exc}")
+                continue
             finally:
                 self._stats(lane)["settle_s"] += time.perf_counter() - began
             order = self.returned.get(key)
