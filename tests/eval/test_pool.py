@@ -301,9 +301,9 @@ def lane_affinity(state) -> list[int]:
 
 
 def test_each_local_lane_runs_on_its_own_cores(build_cache, monkeypatch):
-    from regrapht.eval import pool as pool_module
+    from regrapht.eval import toolchain
 
-    monkeypatch.setattr(pool_module, "usable_core_set", lambda: set(sorted(os.sched_getaffinity(0))[:2]))
+    monkeypatch.setattr(toolchain, "usable_core_set", lambda: set(sorted(os.sched_getaffinity(0))[:2]))
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs two cores")
     # Two GPU lanes on a machine without GPUs: nothing in them touches CUDA here.

@@ -85,11 +85,14 @@ class BenchCache:
             if owner:
                 future = self._benches[key] = Future()
         if owner:
-            try:
-                future.set_result(self.build(task))
-            except BaseException as exc:  # handed to every waiter, not swallowed
-                future.set_exception(exc)
+            self._build_into(future, task)
         return future.result()
+
+    def _build_into(self, future: Future, task: Task) -> None:
+        try:
+            future.set_result(self.build(task))
+        except BaseException as exc:  # handed to every waiter, not swallowed
+            future.set_exception(exc)
 
     def build_now(self, task: Task) -> Future:
         """The task's build, started now on a thread of its own if neither built nor being built (the
@@ -105,14 +108,7 @@ class BenchCache:
                 future.set_exception(RuntimeError("the bench-data cache is closing"))
                 return future
             self._benches[key] = future
-
-        def build() -> None:
-            try:
-                future.set_result(self.build(task))
-            except BaseException as exc:  # handed to every waiter, not swallowed
-                future.set_exception(exc)
-
-        thread = threading.Thread(target=build, name="regrapht-reference-now", daemon=True)
+        thread = threading.Thread(target=self._build_into, args=(future, task), name="regrapht-reference-now", daemon=True)
         try:
             thread.start()
         except RuntimeError as exc:  # no thread to be had: a pending future would be waited on forever

@@ -54,14 +54,6 @@ GIVE_UP_AFTER = 2  # lanes a candidate may bring down while running alone before
 RESTARTS = 3  # a local lane that died is started again this many times at most
 
 
-def usable_core_set() -> set[int]:
-    """The cores this process may run on (its affinity), which its lanes divide between them."""
-    try:
-        return set(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not Linux: nothing to pin to
-        return set()
-
-
 def pool_config(config: EvalConfig | None, lanes: int) -> EvalConfig:
     """The configuration every lane shares: one secret (the same inputs on every lane), the
     machine's cores divided between the lanes' compile pools, and its memory for kept bench data
@@ -109,7 +101,7 @@ class DevicePool:
     def local(cls, config: EvalConfig | None, specs: Sequence[LaneSpec], **kwargs: Any) -> DevicePool:
         shared = pool_config(config, len(specs))
         if shared.pin_lanes:
-            specs = split_cores(list(specs), usable_core_set())
+            specs = split_cores(list(specs), toolchain.usable_core_set())
         lanes: list[Lane] = []
         try:
             for spec in specs:

@@ -152,14 +152,19 @@ def cuda_arch() -> str:
     return found[0].arch if found else DEFAULT_ARCH
 
 
-def usable_cores() -> int:
-    """The cores this process may run on: its CPU affinity (taskset, a container's cpuset), which
-    os.cpu_count() ignores. Compile pools and lanes sized by the host's count would oversubscribe a
-    pinned run."""
+def usable_core_set() -> set[int]:
+    """The cores this process may run on (its CPU affinity: taskset, a container's cpuset); empty
+    where the platform does not say (not Linux)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not Linux
-        return os.cpu_count() or 1
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return set()
+
+
+def usable_cores() -> int:
+    """How many cores this process may run on (`usable_core_set`), which os.cpu_count() ignores.
+    Compile pools and lanes sized by the host's count would oversubscribe a pinned run."""
+    return max(1, len(usable_core_set()) or os.cpu_count() or 1)
 
 
 @functools.cache

@@ -68,13 +68,12 @@ def _hold_function(library: str | None) -> Any:
         return None
     import ctypes
 
+    from regrapht.eval.worker_memory import bind_hold
+
     try:
-        function = ctypes.CDLL(library, mode=os.RTLD_NOW | os.RTLD_LOCAL).regrapht_hold_device
+        return bind_hold(ctypes.CDLL(library, mode=os.RTLD_NOW | os.RTLD_LOCAL))
     except (OSError, AttributeError):
         return None
-    function.restype = ctypes.c_int
-    function.argtypes = [ctypes.c_ulonglong]
-    return function
 
 
 class _Functions:

@@ -229,7 +229,7 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
     bandwidth = _bandwidth() if cuda else None
     flush = torch.empty(int(spec["flush_bytes"]), dtype=torch.uint8, device="cuda") if cuda else None
     hold_ns = int(float(spec.get("hold_s", 0.0)) * 1e9) if cuda else 0
-    held = False
+    held = hold_ns > 0  # every timed call behind the hold: the judge widens its host-time gate only then
     samples: dict[str, dict[str, list[float]]] = {n: {"event": [], "host": [], "dispatch": []} for n in kernels}
     problems: list[str] = []
     checked = _checked_rounds(int(spec["max_rounds"]))
@@ -258,8 +258,8 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
             worker.sync()
             start = torch.cuda.Event(enable_timing=True) if cuda else None
             end = torch.cuda.Event(enable_timing=True) if cuda else None
-            if hold_ns and worker.hold(hold_ns):  # after the synchronization; only the start event follows it
-                held = True
+            if hold_ns and not worker.hold(hold_ns):  # after the synchronization; only the start event follows it
+                held = False
             if start is not None:
                 start.record()
             t0 = time.perf_counter()

@@ -139,6 +139,15 @@ class HostMemory:
         return False
 
 
+def bind_hold(lib: Any) -> Any:
+    """`regrapht_hold_device(ns)` of the harness's device library (data/kernels/device_check.cu),
+    typed: every SM busy for `ns` on the legacy default stream, 0 when queued."""
+    function = lib.regrapht_hold_device
+    function.restype = ctypes.c_int
+    function.argtypes = [ctypes.c_ulonglong]
+    return function
+
+
 class DeviceMemory:
     """Buffers in GPU memory (cuda target, device calling convention)."""
 
@@ -155,9 +164,7 @@ class DeviceMemory:
                 lib = ctypes.CDLL(check_library, mode=os.RTLD_NOW | os.RTLD_LOCAL)
             except OSError:
                 return  # compared on the host instead: slower, as correct
-            self.hold_device = lib.regrapht_hold_device
-            self.hold_device.restype = ctypes.c_int
-            self.hold_device.argtypes = [ctypes.c_ulonglong]
+            self.hold_device = bind_hold(lib)
             perturb = getattr(lib, "regrapht_perturb", None)
             self.perturb_device = _bind_perturb(perturb) if perturb is not None else None
             self.check = lib.regrapht_count_differences
