@@ -122,3 +122,60 @@ def test_the_search_api_refuses_a_torch_task_with_the_same_reason() -> None:
     with pytest.raises(ValueError, match="no search strategy can work on torch task relu"):
         run_searches([SearchJob(find_task("relu"), 0)], strategy=make_strategy("standard"), target="cpu", budget=Budget(1),
                      model=None, model_meta={}, evals=None)  # fmt: skip
+
+
+def _bench_argv(cands: Path, out: Path, *extra: str) -> list[str]:
+    return ["bench", "--kind", "torch", "--split", "example", "--target", "cpu", "--candidates", str(cands), "--out",
+            str(out), "--eval-budget", "0.2", "--eval-seeds", "1", *extra]  # fmt: skip
+
+
+def test_a_rerun_keeps_judged_samples_and_judges_only_what_changed(benched: tuple[Path, dict], tmp_path: Path) -> None:
+    out, first = benched
+    journal = out / "samples.jsonl"
+    assert len(journal.read_text().splitlines()) == 3  # one line per candidate, written as judged
+    cands = Path(first["config"]["model"]["identity"].removeprefix("candidates:"))
+    again = runner.invoke(app, _bench_argv(cands, out))
+    assert again.exit_code == 0, again.output
+    assert "3 of 3 candidate(s) kept" in _flat(again.output)
+    rerun = json.loads((out / "results.json").read_text())
+    assert rerun["resumed"] == 3
+    statuses = {Path(s["candidate"]).name: s["status"] for s in rerun["tasks"][0]["samples"]}
+    assert statuses == {"relu.py": "correct", "leaky.py": "wrong_answer", "alias.py": "integrity_violation"}
+
+    # A copy of the run folder: one candidate edited, the journal's last line cut mid-write.
+    moved_cands, moved_out = tmp_path / "cands", tmp_path / "out"
+    shutil.copytree(cands, moved_cands)
+    moved_out.mkdir()
+    lines = journal.read_text().splitlines()
+    (moved_out / "samples.jsonl").write_text("\n".join(lines[:2]) + "\n" + lines[2][: len(lines[2]) // 2])
+    leaky = moved_cands / "relu" / "leaky.py"
+    leaky.write_text(leaky.read_text() + "\n# edited\n")
+    changed = runner.invoke(app, _bench_argv(moved_cands, moved_out, "--json"))
+    assert changed.exit_code == 0, changed.output
+    results = json.loads((moved_out / "results.json").read_text())
+    appended = [json.loads(x) for x in (moved_out / "samples.jsonl").read_text().splitlines()[3:]]
+    # The journal's order is the judging order (relu/alias.py, relu/leaky.py, relu.py): alias.py is kept;
+    # leaky.py changed and relu.py's line was cut, so both are judged again and appended.
+    assert results["resumed"] == 1
+    assert sorted(Path(x["sample"]["candidate"]).name for x in appended) == ["leaky.py", "relu.py"]
+    statuses = {Path(s["candidate"]).name: s["status"] for s in results["tasks"][0]["samples"]}
+    assert statuses == {"relu.py": "correct", "leaky.py": "wrong_answer", "alias.py": "integrity_violation"}
+
+
+@pytest.mark.slow
+def test_two_cpu_lanes_give_the_same_verdicts(benched: tuple[Path, dict], tmp_path: Path) -> None:
+    _, first = benched
+    cands = Path(first["config"]["model"]["identity"].removeprefix("candidates:"))
+    result = runner.invoke(app, _bench_argv(cands, tmp_path / "out", "--lanes", "2"))
+    assert result.exit_code == 0, result.output
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    statuses = {Path(s["candidate"]).name: s["status"] for s in results["tasks"][0]["samples"]}
+    assert statuses == {"relu.py": "correct", "leaky.py": "wrong_answer", "alias.py": "integrity_violation"}
+
+
+def test_lanes_on_a_gpu_and_ray_are_refused_for_torch(tmp_path: Path) -> None:
+    base = ["bench", "--kind", "torch", "--split", "example", "--out", str(tmp_path / "o")]
+    lanes = runner.invoke(app, [*base, "--target", "cuda", "--lanes", "2"])
+    assert lanes.exit_code == 2 and "one candidate per GPU at a time" in _flat(lanes.output)
+    ray = runner.invoke(app, [*base, "--target", "cpu", "--ray", "auto"])
+    assert ray.exit_code == 2 and "drop --ray" in _flat(ray.output)

@@ -14,6 +14,8 @@ renders and compares it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
@@ -97,6 +99,34 @@ def _sample(path: Path, ev: Any) -> dict[str, Any]:
     return d
 
 
+JOURNAL_FILE = "samples.jsonl"
+
+
+def sample_key(task: Any, text: str, target: str, baselines: Sequence[str], settings: str) -> str:
+    """What a kept sample stands for: the task definition, the candidate's exact text, the target,
+    the baselines and the evaluator settings. Any of them changed, and the candidate is judged anew."""
+    h = hashlib.sha256()
+    for part in (task.id, task.content_hash(), text, target, ",".join(baselines), settings):
+        h.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return h.hexdigest()
+
+
+def read_journal(path: Path) -> dict[str, dict[str, Any]]:
+    """Samples kept by an earlier run of the same bench, by key. A line cut by a crash mid-write (or
+    edited by hand into something else) is skipped: that candidate is judged again."""
+    kept: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return kept
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get("key"), str) and isinstance(entry.get("sample"), dict):
+            kept[entry["key"]] = entry["sample"]
+    return kept
+
+
 def run_candidate_bench(
     tasks: Sequence[Any],
     candidates: dict[str, list[Path]],
@@ -107,9 +137,19 @@ def run_candidate_bench(
     split: str | None,
     baselines: Sequence[str],
     ks: Sequence[int] = DEFAULT_KS,
+    journal: Path | None = None,
+    settings: str = "",
+    chunk: int = 4,
+    on_progress: Callable[[int, int, list[tuple[str, dict[str, Any]]]], None] | None = None,
 ) -> dict[str, Any]:
-    """Judge every candidate in one batch (builds overlap device turns) and return results.json's
-    content. `evaluate_many` is an evaluator's: (task, source, target) items to Evaluations."""
+    """Judge every candidate and return results.json's content. `evaluate_many` is an evaluator's:
+    (task, source, target) items to Evaluations; it gets `chunk` items at a time (a chunk's builds
+    overlap its device turns; a pool spreads a chunk over its lanes).
+
+    With a `journal` (samples.jsonl), each chunk's samples are appended as soon as they are judged and
+    a rerun keeps every sample whose key (`sample_key`: task, text, target, baselines, `settings`)
+    is there: an interrupted bench resumes where it stopped. `on_progress(done, total, new)` is called
+    after the kept samples are counted and after each chunk, `new` being (task id, sample) pairs."""
     chosen = [t for t in tasks if t.id in candidates]
     items = [(t, p) for t in chosen for p in candidates[t.id]]
     if not items:
@@ -121,10 +161,36 @@ def run_candidate_bench(
             texts.append(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise CandidateSetError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
-    evaluations = evaluate_many([(t, text, target) for (t, _), text in zip(items, texts)])
+    keys = [sample_key(t, text, target, baselines, settings) for (t, _), text in zip(items, texts)]
+    kept = read_journal(journal) if journal is not None else {}
+    samples: dict[int, dict[str, Any]] = {}
+    for i, ((_, path), key) in enumerate(zip(items, keys)):
+        if key in kept:
+            samples[i] = {**kept[key], "candidate": str(path)}
+    todo = [i for i in range(len(items)) if i not in samples]
+    if on_progress is not None:
+        on_progress(len(samples), len(items), [])
+    for start in range(0, len(todo), max(1, chunk)):
+        part = todo[start : start + max(1, chunk)]
+        evaluations = evaluate_many([(items[i][0], texts[i], target) for i in part])
+        new = []
+        for i, ev in zip(part, evaluations):
+            samples[i] = _sample(items[i][1], ev)
+            new.append((items[i][0].id, samples[i]))
+        if journal is not None:
+            journal.parent.mkdir(parents=True, exist_ok=True)
+            with journal.open("a+b") as fh:  # a line cut by a crash must not swallow the next one
+                fh.seek(0, 2)
+                if fh.tell() and (fh.seek(-1, 2), fh.read(1))[1] != b"\n":
+                    fh.write(b"\n")
+            with journal.open("a", encoding="utf-8") as fh:
+                for i in part:
+                    fh.write(json.dumps({"key": keys[i], "task": items[i][0].id, "sample": samples[i]}, default=float) + "\n")
+        if on_progress is not None:
+            on_progress(len(samples), len(items), new)
     by_task: dict[str, list[dict[str, Any]]] = {}
-    for (task, path), ev in zip(items, evaluations):
-        by_task.setdefault(task.id, []).append(_sample(path, ev))
+    for i, (task, _) in enumerate(items):
+        by_task.setdefault(task.id, []).append(samples[i])
     rows, metric_tasks = [], []
     for task in chosen:
         records = by_task[task.id]
@@ -159,14 +225,15 @@ def run_candidate_bench(
         # Tasks of the selection that had no candidate: named, not counted as failures.
         "missing": sorted(t.id for t in tasks if t.id not in candidates),
         "metrics": suite_metrics(metric_tasks, usable_ks, list(baselines)),
+        # kept: samples taken from an earlier run's journal (the wall is this run's only)
+        "resumed": len(items) - len(todo),
         "wall_s": round(time.perf_counter() - started, 3),
     }
 
 
 def write_candidate_bench(out: str | Path, results: dict[str, Any]) -> dict[str, Path]:
-    """results.json and report.html in `out` (no runs.jsonl: there were no searches)."""
-    import json
-
+    """results.json and report.html in `out` (no runs.jsonl: there were no searches; the samples'
+    journal, samples.jsonl, is written as they are judged)."""
     from regrapht.bench.report import render_bench
     from regrapht.bench.runner import REPORT_FILE, RESULTS_FILE
 

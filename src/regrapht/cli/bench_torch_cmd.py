@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from regrapht.cli import lane_options
 
@@ -26,10 +27,12 @@ def torch_bench(
     eval_seeds: int,
     baselines: str | None,
     gpus: str | None,
+    lanes: int = 1,
     as_json: bool,
 ) -> None:
     """Judge a candidate set over the torch tasks of a split and print the suite metrics."""
     from regrapht.bench.candidates import (
+        JOURNAL_FILE,
         CandidateSetError,
         find_candidates,
         run_candidate_bench,
@@ -70,24 +73,37 @@ def torch_bench(
     config = EvalConfig(seeds=eval_seeds, timing_config=TimingConfig(budget_s=eval_budget), torch_baselines=chosen_baselines)
     source = str(candidates) if candidates else "task folders"
     n = sum(len(v) for v in found.values())
+    # What a kept sample must match to be reused on a rerun (with the task, text, target, baselines).
+    settings = f"budget={eval_budget};seeds={eval_seeds}"
     try:
         with (
-            lane_options.open_evaluator(config, target, lane_options.first_gpu(target, gpus), 1) as evaluator,
-            err.status(f"judging {n} candidate(s) over {len(found)} torch task(s) ({target})"),
+            lane_options.open_evaluator(config, target, gpus, lanes) as evaluator,
+            Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                     console=err, transient=False) as progress,  # fmt: skip
         ):
+            bar = progress.add_task(f"judging {n} candidate(s) over {len(found)} torch task(s) ({target})", total=n)
+
+            def report(done: int, total: int, new: list) -> None:
+                progress.update(bar, completed=done, total=total)
+                for task_id, s in new:  # one line per verdict as it comes, for logs without a terminal
+                    speed = ", ".join(f"{b} {v:.3g}x" for b, v in s["speedups"].items())
+                    progress.console.print(f"{task_id}: {Path(s['candidate']).name} {s['status']}"
+                                           + (f" ({speed})" if speed else ""), highlight=False)  # fmt: skip
+
             results = run_candidate_bench(suite, found, evaluator.evaluate_many, target=target, source=source,
-                                          split=split, baselines=chosen_baselines, ks=ks)  # fmt: skip
+                                          split=split, baselines=chosen_baselines, ks=ks, journal=out / JOURNAL_FILE,
+                                          settings=settings, chunk=2 * len(getattr(evaluator, "lanes", ()) or [None]),
+                                          on_progress=report)  # fmt: skip
     except (CandidateSetError, TorchReferenceError) as exc:
         raise fail(str(exc)) from None
+    if results["resumed"]:
+        err.print(f"[dim]{results['resumed']} of {n} candidate(s) kept from {out / JOURNAL_FILE} (same task, text, "
+                  "target, baselines and settings); delete it to judge them again[/]")  # fmt: skip
     paths = write_candidate_bench(out, results)
     if as_json:
         sys.stdout.write(json.dumps(results, indent=1, default=float) + "\n")
         return
     console = Console(highlight=False)
-    for row in results["tasks"]:
-        for s in row["samples"]:
-            speed = ", ".join(f"{b} {v:.3g}x" for b, v in s["speedups"].items())
-            console.print(f"{row['id']}: {Path(s['candidate']).name} {s['status']}" + (f" ({speed})" if speed else ""))
     if results["missing"]:
         console.print(f"[dim]no candidate for {len(results['missing'])} task(s): {', '.join(results['missing'])}[/]")
     print_bench(console, results)

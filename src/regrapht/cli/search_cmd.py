@@ -517,6 +517,10 @@ def bench_command(
     from regrapht.tasks import TaskError, load_suite
 
     err = _err()
+    if kind == "torch" and ray is not None:  # argument errors before what this machine lacks
+        raise _fail("--kind torch runs on this host's GPUs: drop --ray (pick the GPUs with --gpus)")
+    if kind == "torch" and target == "cuda" and lanes != 1:
+        raise _fail("--kind torch runs one candidate per GPU at a time: drop --lanes (pick the GPUs with --gpus)")
     _check_target(target, cluster=ray)
     if kind not in ("serial-cpp", "torch"):
         raise _fail(f"--kind must be serial-cpp or torch, not {kind!r}")
@@ -526,15 +530,14 @@ def bench_command(
 
         if model is not None:
             raise _fail(f"{refusal()} (drop --model)")
-        if ray is not None or lanes != 1:
-            raise _fail("--kind torch judges on one device: drop --ray and --lanes (pick the GPU with --gpus)")
+        lane_options.check_lanes(target, gpus, lanes)
         try:
             k_values = sorted({int(x) for x in ks.split(",") if x.strip()})
         except ValueError:
             raise _fail(f"--ks must be comma-separated integers, not {ks!r}") from None
         torch_bench(out=out, split=split, tasks=tasks, target=target, candidates=candidates, tasks_root=tasks_root,
                     ks=k_values, eval_budget=eval_budget, eval_seeds=eval_seeds, baselines=baselines, gpus=gpus,
-                    as_json=as_json)  # fmt: skip
+                    lanes=lanes, as_json=as_json)  # fmt: skip
         return
     if model is None:
         raise _fail("--model is required (a search needs a model; `--kind torch --candidates DIR` judges a set)")
