@@ -207,6 +207,10 @@ def phases(outcome: WorkerOutcome) -> dict[str, float]:
     if sandbox_report and "seconds" in sandbox_report:
         # Entering the sandbox and checking the harness still works inside it, before the library loads.
         phases["sandbox"] = sandbox_report["seconds"]
+    inputs = (outcome.last(Event.LOADED) or {}).get("inputs")
+    if isinstance(inputs, dict) and isinstance(inputs.get("seconds"), (int, float)):
+        # Bench inputs copied from the parent's device masters, before the sandbox and the library.
+        phases["inputs_copy"] = inputs["seconds"]
     if Event.LOADED in stamps and last_case is not None:
         phases["correctness"] = last_case - stamps[Event.LOADED]
     if Event.READY_FOR_TIMING in stamps and Event.TIMING_READY in stamps:
