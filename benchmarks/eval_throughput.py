@@ -251,6 +251,7 @@ def held_phases(seconds: dict) -> dict[str, float]:
     if not worker:
         return {}
     out = {k: seconds.get(k, 0.0) for k in ("context_wait", "cuda_context", "inputs_copy", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit")}
+    out["inputs_copy"] += seconds.get("inputs_copy_failed", 0.0)
     out["startup"] = max(0.0, seconds.get("startup", 0.0) - out["cuda_context"])  # hello's stamp includes the context
     out["staging"] = max(0.0, seconds.get("bench_setup", 0.0) - out["bench_wait"] - out["judge_stage"])
     out["other"] = max(0.0, worker - sum(out.values()))

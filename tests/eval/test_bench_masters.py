@@ -117,6 +117,11 @@ def test_masters_are_uploaded_once_and_a_changed_one_again_before_the_next_hand_
     assert masters.repairs == 1 and masters.uploads == 5
     on_file = np.load(victim.path).view(np.uint8).tobytes()
     assert bytes(device.memory[victim.ptr]) == on_file
+    masters.release(first)
+    np.save(victim.path, np.zeros(24, dtype=np.float32))  # the folder's data built again
+    again = masters.offer("task", sources)
+    assert again is not first and masters.uploads == 9
+    assert bytes(device.memory[again.arrays[1].ptr]) == bytes(24 * 4)
 
 
 def test_masters_beyond_the_budget_are_not_kept_and_a_leased_one_is_never_dropped(tmp_path):

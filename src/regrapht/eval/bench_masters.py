@@ -84,6 +84,7 @@ class MasterArray:
 class MasterSet:
     arrays: list[MasterArray] = field(default_factory=list)
     nbytes: int = 0
+    stamp: tuple = ()  # its files' (inode, mtime, size), in order: a rebuild in the same folder differs
     leases: int = 0  # workers given its handles and not yet done: never dropped meanwhile
 
 
@@ -122,8 +123,15 @@ class InputMasters:
         """The key's master arrays, uploaded from `sources` (set index, array name, .npy file) at the
         first offer and checked against their keyed sums at every later one (a changed array is
         uploaded again), leased until `release`. None when they do not fit the budget or the device."""
+        stamp = _stamp(sources)
         with self.lock:
             master = self.masters.get(key)
+            if master is not None and master.stamp != stamp:
+                # The folder's data was built again: these masters are of the old files.
+                if master.leases:
+                    return None  # a worker may still copy them: this one uploads from the files
+                self._drop(key)
+                master = None
             if master is not None:
                 self.masters.move_to_end(key)
                 began = time.perf_counter()
@@ -136,6 +144,7 @@ class InputMasters:
                 master = self._stage(key, sources)
                 if master is None:
                     return None
+                master.stamp = stamp
             master.leases += 1
             return master
 
@@ -196,6 +205,11 @@ class InputMasters:
     def _drop(self, key: str) -> None:
         for array in self.masters.pop(key).arrays:
             self.rt.free(array.ptr)
+
+
+def _stamp(sources: list[tuple[int, str, Path]]) -> tuple:
+    stats = [os.stat(path) for _, _, path in sources]
+    return tuple((st.st_ino, st.st_mtime_ns, st.st_size) for st in stats)
 
 
 def write_handles(path: Path, master: MasterSet) -> list[list[Any]]:

@@ -209,8 +209,9 @@ def phases(outcome: WorkerOutcome) -> dict[str, float]:
         phases["sandbox"] = sandbox_report["seconds"]
     inputs = (outcome.last(Event.LOADED) or {}).get("inputs")
     if isinstance(inputs, dict) and isinstance(inputs.get("seconds"), (int, float)):
-        # Bench inputs copied from the parent's device masters, before the sandbox and the library.
-        phases["inputs_copy"] = inputs["seconds"]
+        # Bench inputs copied from the parent's device masters, before the sandbox and the library
+        # (the time of a copy that failed, after which the timing loop uploaded them, named apart).
+        phases["inputs_copy_failed" if inputs.get("failed") else "inputs_copy"] = inputs["seconds"]
     if Event.LOADED in stamps and last_case is not None:
         phases["correctness"] = last_case - stamps[Event.LOADED]
     if Event.READY_FOR_TIMING in stamps and Event.TIMING_READY in stamps:
