@@ -279,7 +279,7 @@ def phase_breakdown(results: list) -> dict:
 
 
 # The timing phase split by the worker's loop (protocol.LoopReport), in the order of one call.
-LOOP_PARTS = ("stage", "sync", "hold", "call", "checks", "rest")
+LOOP_PARTS = ("stage", "sync", "hold", "call", "checks", "report", "rule", "rest")
 
 
 def loop_breakdown(results: list) -> dict:

@@ -143,12 +143,15 @@ class LoopReport(TypedDict, total=False):
     stop_round: int  # the round before which it was met
     # seconds, summed over the loop: staging each call's inputs, poison and the cache flush (queued),
     # the synchronization before each call (the device finishing them), the hold, the timed calls
-    # (host clock), checking timed outputs, and the rest (orders, progress messages, the stop rule)
+    # (host clock), checking timed outputs, each round's progress message, the schedule and stop
+    # rule after each round, and the rest (the call order, the loop itself)
     stage_s: float
     sync_s: float
     hold_s: float
     call_s: float
     check_s: float
+    report_s: float
+    rule_s: float
     rest_s: float
 
 

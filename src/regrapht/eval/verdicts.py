@@ -224,7 +224,7 @@ def phases(outcome: WorkerOutcome) -> dict[str, float]:
         # The rest of "timing", split by the worker's loop (protocol.LoopReport): queuing each call's
         # inputs, waiting for the device before it, the hold, the calls, and the rest of the rounds.
         loop = timing.get("loop") or {}
-        for part in ("stage", "sync", "hold", "call", "rest"):
+        for part in ("stage", "sync", "hold", "call", "report", "rule", "rest"):
             if isinstance(loop.get(f"{part}_s"), (int, float)):
                 phases[f"timing_{part}"] = loop[f"{part}_s"]
     hello = outcome.last(Event.HELLO) or {}
