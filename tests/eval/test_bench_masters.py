@@ -143,6 +143,30 @@ def test_masters_beyond_the_budget_are_not_kept_and_a_leased_one_is_never_droppe
     assert not masters.masters and not device.memory
 
 
+def test_no_room_on_the_device_is_no_master_this_time_but_no_ipc_is_an_error(tmp_path):
+    from regrapht.eval.cudart import CudaError
+
+    device = FakeDevice()
+    masters = InputMasters(device, device.keyed_sum, budget_bytes=1 << 20)
+    real_malloc, calls = device.malloc, []
+
+    def malloc(nbytes: int) -> int:
+        calls.append(nbytes)
+        if len(calls) == 3:
+            raise CudaError(2, "cudaErrorMemoryAllocation", "out of memory", "cudaMalloc")
+        return real_malloc(nbytes)
+
+    device.malloc = malloc
+    sources = _sets(tmp_path)
+    assert masters.offer("task", sources) is None and not device.memory and not masters.masters
+    uploads = masters.uploads
+    device.malloc = real_malloc
+    device.ipc_handle_bytes = lambda ptr: (_ for _ in ()).throw(CudaError(1, "e", "not supported", "ipc"))
+    with pytest.raises(CudaError):
+        masters.offer("task", sources)
+    assert not device.memory and masters.uploads == uploads  # refused before any upload
+
+
 def test_a_worker_copies_the_masters_then_zeroes_the_handles_and_removes_their_file(tmp_path, monkeypatch):
     device = FakeDevice()
     masters = InputMasters(device, device.keyed_sum, budget_bytes=1 << 20)

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from regrapht.eval.cudart import IPC_HANDLE_BYTES
+from regrapht.eval.cudart import IPC_HANDLE_BYTES, CudaError
 
 H2D = 1
 _GOLDEN, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
@@ -177,13 +177,20 @@ class InputMasters:
         master = MasterSet(nbytes=need)
         try:
             for s, name, data, path in arrays:
-                ptr = self.rt.malloc(int(data.nbytes))
+                try:
+                    ptr = self.rt.malloc(int(data.nbytes))
+                except CudaError:
+                    self.rt.last_error()  # no room on the device now: uploads from files, this time
+                    for array in master.arrays:
+                        self.rt.free(array.ptr)
+                    return None
                 array = MasterArray(s, name, int(data.nbytes), ptr, b"", path)
                 master.arrays.append(array)
-                self._upload(array, data)
+                # Before the upload: where memory cannot be exported, no master is of any use.
                 array.handle = self.rt.ipc_handle_bytes(ptr)
+                self._upload(array, data)
         except Exception:
-            self.rt.last_error()  # out of device memory, or no IPC here: not a state to keep
+            self.rt.last_error()  # no IPC here, or the device failed: the caller stops using masters
             for array in master.arrays:
                 self.rt.free(array.ptr)
             raise
