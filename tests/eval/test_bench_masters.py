@@ -293,3 +293,24 @@ def test_inputs_are_offered_only_where_the_bench_data_is_built(build_cache, tmp_
         assert job["inputs"]["file"] == str(tmp_path / HANDLES_FILE) and len(job["inputs"]["arrays"]) == 4
         assert (tmp_path / HANDLES_FILE).stat().st_size == 4 * IPC_HANDLE_BYTES
         assert run.waits["inputs_offer_ahead"] >= 0
+
+
+def test_the_worker_keeps_its_copies_by_set_and_name_and_drops_handles_it_cannot_use(tmp_path):
+    from regrapht.eval.worker import Worker
+
+    device = FakeDevice()
+    masters = InputMasters(device, device.keyed_sum, budget_bytes=1 << 20)
+    master = masters.offer("task", _sets(tmp_path / "bench"))
+    path = tmp_path / HANDLES_FILE
+    spec = {"dir": str(tmp_path / "bench"), "file": str(path), "arrays": write_handles(path, master)}
+    w = Worker.__new__(Worker)
+    w.job, w.rt, w.guard = {"inputs": spec, "device_buffers": True}, device, 16
+    w.mem = SimpleNamespace(alloc=device.malloc, free=device.free)
+    w.prestaged, w.prestaged_dir, w.inputs_report = {}, None, None
+    w.take_inputs()
+    assert w.prestaged_dir == spec["dir"] and w.inputs_report["arrays"] == 4
+    assert {k: n for k, (_, n) in w.prestaged.items()} == {(a.set_index, a.name): a.nbytes for a in master.arrays}
+    write_handles(path, master)
+    w.rt, w.prestaged, w.inputs_report = None, {}, None  # the host convention: nothing to copy into
+    w.take_inputs()
+    assert not path.exists() and w.prestaged == {} and w.inputs_report is None
