@@ -239,8 +239,10 @@ def throughput(
 # worker's part of the record's bench_setup; bench_wait and judge_stage are the parent's (the worker
 # waits on them with its CUDA context open); "other" is the rest of the worker's time (process start
 # before its first message, messages in flight, the parent's answers to correctness cases);
-# context_wait is a job handed to a spare whose CUDA context was still coming up.
-HELD_PHASES = ("startup", "context_wait", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "staging", "timing", "exit", "other")
+# context_wait is a job handed to a spare whose CUDA context was still coming up; inputs_copy is the
+# worker copying its bench inputs from the parent's device masters, before the candidate loads (where
+# it did not, "staging" holds their upload from files).
+HELD_PHASES = ("startup", "context_wait", "cuda_context", "inputs_copy", "sandbox", "correctness", "bench_wait", "judge_stage", "staging", "timing", "exit", "other")
 
 
 def held_phases(seconds: dict) -> dict[str, float]:
@@ -248,7 +250,8 @@ def held_phases(seconds: dict) -> dict[str, float]:
     worker = seconds.get("worker", 0.0)
     if not worker:
         return {}
-    out = {k: seconds.get(k, 0.0) for k in ("context_wait", "cuda_context", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit")}
+    out = {k: seconds.get(k, 0.0) for k in ("context_wait", "cuda_context", "inputs_copy", "sandbox", "correctness", "bench_wait", "judge_stage", "timing", "exit")}
+    out["inputs_copy"] += seconds.get("inputs_copy_failed", 0.0)
     out["startup"] = max(0.0, seconds.get("startup", 0.0) - out["cuda_context"])  # hello's stamp includes the context
     out["staging"] = max(0.0, seconds.get("bench_setup", 0.0) - out["bench_wait"] - out["judge_stage"])
     out["other"] = max(0.0, worker - sum(out.values()))
@@ -268,12 +271,15 @@ def phase_breakdown(results: list) -> dict:
         "held_per_candidate_s": mean,
         "context_ahead_s": round(sum(r.seconds.get("cuda_context_ahead", 0.0) for r in results), 3),
         "judge_ahead_s": round(sum(r.seconds.get("judge_stage_ahead", 0.0) for r in results), 3),
+        # The parent's device masters of the bench inputs, checked (and uploaded, once per task)
+        # before each worker starts: device time outside any worker's, summed over the run.
+        "inputs_offer_ahead_s": round(sum(r.seconds.get("inputs_offer_ahead", 0.0) for r in results), 3),
         "compile_errors_without_worker": sum(1 for r in results if not r.seconds.get("worker")),
     }
 
 
 # The timing phase split by the worker's loop (protocol.LoopReport), in the order of one call.
-LOOP_PARTS = ("stage", "sync", "hold", "call", "checks", "rest")
+LOOP_PARTS = ("stage", "sync", "hold", "call", "checks", "report", "rule", "rest")
 
 
 def loop_breakdown(results: list) -> dict:
@@ -365,7 +371,8 @@ def format_breakdown(b: dict) -> str:
     return (
         f"GPU held per candidate ({b['workers']} workers): {held['held']:.3f} s = {parts}; "
         f"spare contexts made ahead {b['context_ahead_s']:.1f} s, expected outputs staged to the parent's "
-        f"judge before workers started {b.get('judge_ahead_s', 0.0):.1f} s, in all (not held)"
+        f"judge before workers started {b.get('judge_ahead_s', 0.0):.1f} s, bench inputs' device masters "
+        f"checked or uploaded before workers started {b.get('inputs_offer_ahead_s', 0.0):.1f} s, in all (not held)"
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from regrapht.eval import verdicts
 from regrapht.eval.stop_rule import INTERVAL, STOP_REASONS
 
 
@@ -30,8 +31,11 @@ def test_the_loop_reports_its_rounds_its_stop_and_its_parts(build_cache, vec_sca
     assert loop["rounds"] == rounds
     assert len(timing["samples"]["candidate"]["event"]) == rounds - loop["warmup"]
     assert loop["stop"] in STOP_REASONS and loop["stop_round"] < rounds
-    parts = [loop[f"{p}_s"] for p in ("stage", "sync", "hold", "call", "check", "rest")]
+    parts = [loop[f"{p}_s"] for p in ("stage", "sync", "hold", "call", "check", "report", "rule", "rest")]
     assert all(p >= 0 for p in parts) and sum(parts) <= timing["seconds"] * 1.001 + 1e-6
+    assert loop["report_s"] > 0 and loop["rule_s"] > 0  # every round sends progress; all but the last ask the rule
+    record = verdicts.phases(run.outcome)
+    assert record["timing_report"] == round(loop["report_s"], 4) and record["timing_rule"] == round(loop["rule_s"], 4)
     assert loop["call_s"] >= sum(timing["samples"]["candidate"]["host"])  # the timed calls lie inside
 
 

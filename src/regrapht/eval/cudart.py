@@ -98,6 +98,22 @@ class CudaRuntime:
         # Read as raw bytes: the field's own accessor would stop at the first zero byte.
         return ctypes.string_at(ctypes.addressof(handle), IPC_HANDLE_BYTES).hex()
 
+    def ipc_handle_bytes(self, ptr: int) -> bytes:
+        """The raw handle of the allocation at `ptr` (the parent's, written to a worker's handle file)."""
+        return bytes.fromhex(self.ipc_handle(ptr))
+
+    def ipc_open_struct(self, handle: IpcMemHandle) -> int:
+        """Map the allocation behind `handle` (a struct the caller owns and scrubs) into this context."""
+        ptr = ctypes.c_void_p()
+        self.check(
+            self.lib.cudaIpcOpenMemHandle(ctypes.byref(ptr), handle, IPC_LAZY_ENABLE_PEER_ACCESS),
+            "cudaIpcOpenMemHandle",
+        )
+        return int(ptr.value or 0)
+
+    def ipc_close(self, ptr: int) -> int:
+        return int(self.lib.cudaIpcCloseMemHandle(ctypes.c_void_p(ptr)))
+
     def ipc_open(self, handle_hex: str) -> int:
         raw = bytes.fromhex(handle_hex)
         if len(raw) != IPC_HANDLE_BYTES:

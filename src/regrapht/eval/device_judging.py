@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from pathlib import Path
 from typing import Any
 
 from regrapht.eval import correctness
+from regrapht.eval.bench_masters import InputMasters, MasterSet
 from regrapht.eval.cudart import CudaError
 from regrapht.eval.device_judge import DeviceJudge, JudgeUnavailable
 from regrapht.eval.reference import BenchReference
@@ -25,31 +27,32 @@ class DeviceJudging:
         self.judge: DeviceJudge | None = None
         self.off: str | None = None  # why the parent does not judge on the device
         self._lock = threading.Lock()
+        self.masters: InputMasters | None = None  # the bench inputs' device masters, in the judge's context
+        self.masters_off: str | None = None  # why there are none
 
     def close(self) -> None:
         with self._lock:
+            if self.masters is not None:
+                self.masters.close()
+                self.masters = None
             if self.judge is not None:
                 self.judge.close()
                 self.judge = None
 
     def forget(self, key: str) -> None:
         """Free the device copies of a dropped task's expected outputs."""
-        judge = self.judge
+        judge, masters = self.judge, self.masters
         if judge is not None:
             judge.forget(key)
+        if masters is not None:
+            masters.forget(key)
 
     def stage(self, task: Task, bench: BenchReference, libcudart: str, device_check: str) -> bool:
         """Whether this candidate's timed outputs are judged in device memory: the parent's judge
         is up and holds the task's expected outputs. Custom checkers read outputs on the host."""
         if any(arg.tolerance is None or arg.tolerance.kind == "custom" for arg in task.written):
             return False
-        with self._lock:
-            if self.judge is None and self.off is None:
-                try:
-                    self.judge = DeviceJudge(libcudart, device_check)
-                except JudgeUnavailable as exc:
-                    self.off = str(exc)
-            judge = self.judge
+        judge = self._up(libcudart, device_check)
         if judge is None:
             return False
         try:
@@ -57,6 +60,48 @@ class DeviceJudging:
         except Exception as exc:  # the parent's own failure: files, as without a judge
             self.retire(f"staging expected outputs failed: {exc}")
             return False
+
+    def _up(self, libcudart: str, device_check: str) -> DeviceJudge | None:
+        """The judge, made at first use; None once it could not be or was retired."""
+        with self._lock:
+            if self.judge is None and self.off is None:
+                try:
+                    self.judge = DeviceJudge(libcudart, device_check)
+                except JudgeUnavailable as exc:
+                    self.off = str(exc)
+            return self.judge
+
+    def offer_inputs(
+        self, key: str, sources: list[tuple[int, str, Path]], libcudart: str, device_check: str
+    ) -> MasterSet | None:
+        """The bench inputs' device masters in the judge's context (eval/bench_masters.py), leased
+        to one worker (`release_inputs` when it is done); None where they cannot be had: the worker
+        then uploads its inputs from the files, as without them."""
+        judge = self._up(libcudart, device_check)
+        if judge is None:
+            return None
+        with self._lock:
+            if self.masters is None and self.masters_off is None:
+                try:
+                    self.masters = InputMasters.on_device(judge.rt, device_check)
+                except (OSError, AttributeError, CudaError) as exc:
+                    self.masters_off = f"no device masters of the bench inputs: {exc}"
+            masters = self.masters
+        if masters is None:
+            return None
+        try:
+            return masters.offer(key, sources)
+        except Exception as exc:  # the parent's own failure: uploads from files, as without them
+            with self._lock:
+                self.masters, self.masters_off = None, f"keeping the bench inputs on the device failed: {exc}"
+            with contextlib.suppress(Exception):
+                masters.close()
+            return None
+
+    def release_inputs(self, master: MasterSet) -> None:
+        masters = self.masters
+        if masters is not None:
+            masters.release(master)
 
     def judge_anchor(self, task: Task, run: Any, message: dict[str, Any]) -> bool:
         """Judge the output a worker kept in device memory for a checked timed call, where it lies;
@@ -117,7 +162,11 @@ class DeviceJudging:
         context unusable."""
         with self._lock:
             judge, self.judge = self.judge, None
-            self.off = reason
+            masters, self.masters = self.masters, None
+            self.off = self.masters_off = reason
+        if masters is not None:
+            with contextlib.suppress(Exception):
+                masters.close()
         if judge is not None:
             with contextlib.suppress(CudaError):
                 judge.close()

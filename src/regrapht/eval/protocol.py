@@ -72,8 +72,18 @@ class SandboxReport(Message, total=False):
     broken: str | None  # the harness's own calls failed inside the sandbox: the machine's fault
 
 
+class InputsReport(TypedDict, total=False):
+    """Bench inputs a worker copied from the parent's device masters before loading (worker_inputs)."""
+
+    arrays: int
+    bytes: int
+    seconds: float
+    failed: str  # why none were copied (the timing loop then uploads them from files)
+
+
 class Loaded(Message, total=False):
     libs: list[str]
+    inputs: InputsReport
 
 
 class Calling(Message, total=False):
@@ -133,12 +143,15 @@ class LoopReport(TypedDict, total=False):
     stop_round: int  # the round before which it was met
     # seconds, summed over the loop: staging each call's inputs, poison and the cache flush (queued),
     # the synchronization before each call (the device finishing them), the hold, the timed calls
-    # (host clock), checking timed outputs, and the rest (orders, progress messages, the stop rule)
+    # (host clock), checking timed outputs, each round's progress message, the schedule and stop
+    # rule after each round, and the rest (the call order, the loop itself)
     stage_s: float
     sync_s: float
     hold_s: float
     call_s: float
     check_s: float
+    report_s: float
+    rule_s: float
     rest_s: float
 
 
@@ -272,6 +285,15 @@ class TimingSpec(TypedDict, total=False):
     interval: IntervalSpec  # a candidate's: the interval stop rule (eval/stop_rule.py)
 
 
+class InputsSpec(TypedDict):
+    """The parent's device masters of the bench inputs (eval/bench_masters.py), for the worker to copy
+    before loading: their raw IPC handles are in `file`, in the order of `arrays`."""
+
+    dir: str  # the bench folder they are the inputs of (the timing spec's `dir`)
+    file: str
+    arrays: list[list[Any]]  # per handle: [set index, name, nbytes]
+
+
 class Job(TypedDict, total=False):
     libs: dict[str, str]  # name -> shared library
     check_libs: list[str]  # whose correctness outputs are reported
@@ -288,6 +310,7 @@ class Job(TypedDict, total=False):
     measure_bandwidth: bool
     timing: TimingSpec | None  # time at once; else ask (await_timing) or never time
     await_timing: bool
+    inputs: InputsSpec  # bench inputs to copy from the parent's device masters
     trusted: bool  # the serial reference: reports only what it writes
     host_perturb: str | None  # the harness's host perturbation library
     device_check: str | None  # the harness's device library (compare, hold, perturb)
@@ -328,7 +351,7 @@ FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]
         {"landlock": (int, type(None)), "seccomp": _BOOL, "reason": _OPT_STR},
         {"seconds": _NUM, "broken": _OPT_STR},
     ),
-    Event.LOADED: ({"libs": _LIST}, {}),
+    Event.LOADED: ({"libs": _LIST}, {"inputs": _DICT}),
     Event.CALLING: ({"lib": _STR, "case": _INT, "run": _INT}, {}),
     Event.CASE_DONE: ({"lib": _STR, "case": _INT, "run": _INT, "files": _DICT, "at_return": _DICT}, {}),
     Event.READY_FOR_TIMING: ({}, {}),

@@ -207,6 +207,11 @@ def phases(outcome: WorkerOutcome) -> dict[str, float]:
     if sandbox_report and "seconds" in sandbox_report:
         # Entering the sandbox and checking the harness still works inside it, before the library loads.
         phases["sandbox"] = sandbox_report["seconds"]
+    inputs = (outcome.last(Event.LOADED) or {}).get("inputs")
+    if isinstance(inputs, dict) and isinstance(inputs.get("seconds"), (int, float)):
+        # Bench inputs copied from the parent's device masters, before the sandbox and the library
+        # (the time of a copy that failed, after which the timing loop uploaded them, named apart).
+        phases["inputs_copy_failed" if inputs.get("failed") else "inputs_copy"] = inputs["seconds"]
     if Event.LOADED in stamps and last_case is not None:
         phases["correctness"] = last_case - stamps[Event.LOADED]
     if Event.READY_FOR_TIMING in stamps and Event.TIMING_READY in stamps:
@@ -219,7 +224,7 @@ def phases(outcome: WorkerOutcome) -> dict[str, float]:
         # The rest of "timing", split by the worker's loop (protocol.LoopReport): queuing each call's
         # inputs, waiting for the device before it, the hold, the calls, and the rest of the rounds.
         loop = timing.get("loop") or {}
-        for part in ("stage", "sync", "hold", "call", "rest"):
+        for part in ("stage", "sync", "hold", "call", "report", "rule", "rest"):
             if isinstance(loop.get(f"{part}_s"), (int, float)):
                 phases[f"timing_{part}"] = loop[f"{part}_s"]
     hello = outcome.last(Event.HELLO) or {}

@@ -102,6 +102,11 @@ class Worker:
         self.trusted = bool(job.get("trusted"))
         self.mapped_files: dict[Path, np.ndarray] = {}
         self.ready_at: float | None = None  # a spare's: when it was ready for its job (await_job)
+        # Bench inputs copied from the parent's masters before the library loads (take_inputs):
+        # (set, name) -> (buffer, nbytes), for the bench folder `prestaged_dir`; what LOADED reports.
+        self.prestaged: dict[tuple[int, str], tuple[Any, int]] = {}
+        self.prestaged_dir: str | None = None
+        self.inputs_report: dict[str, Any] | None = None
 
     # ---- setup -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -190,6 +195,24 @@ class Worker:
             return f"{type(exc).__name__}: {exc}"[:500]
         return None
 
+    def take_inputs(self) -> None:
+        """Copy the bench inputs from the parent's device masters (eval/worker_inputs.py), before any
+        candidate code is loaded and before the sandbox (whose seccomp filter may not allow mapping
+        another process's memory). Nothing to do without a job's `inputs`; a failure is reported
+        and the timing loop uploads the inputs from their files instead."""
+        spec = self.job.get("inputs")
+        if not spec:
+            return
+        if self.rt is None or not self.job["device_buffers"]:
+            Path(spec["file"]).unlink(missing_ok=True)  # handles no one here will read
+            return
+        from regrapht.eval.worker_inputs import copy_from_masters
+
+        copied, self.inputs_report = copy_from_masters(self.rt, self.mem.alloc, self.mem.free, spec, self.guard)
+        sizes = {(int(s), str(name)): int(nbytes) for s, name, nbytes in spec["arrays"]}
+        self.prestaged = {key: (handle, sizes[key]) for key, handle in copied.items()}
+        self.prestaged_dir = str(spec["dir"])
+
     def load(self) -> None:
         for name, path in self.job["libs"].items():
             lib = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
@@ -197,7 +220,8 @@ class Worker:
             fn.restype = None
             fn.argtypes = [ctypes.c_void_p if a["array"] else _CTYPES[a["dtype"]] for a in self.job["args"]]
             self.entries[name] = fn
-        self.channel.send(event=Event.LOADED, libs=sorted(self.entries))
+        extra = {} if self.inputs_report is None else {"inputs": self.inputs_report}
+        self.channel.send(event=Event.LOADED, libs=sorted(self.entries), **extra)
 
     # ---- buffers ---------------------------------------------------------------------------
     def buffer(self, name: str, nbytes: int, tag: str = "") -> Any:
@@ -417,6 +441,7 @@ def main(argv: list[str] | None = None) -> int:
     worker.ready_at = ready_at
     try:
         worker.start()
+        worker.take_inputs()
         if not worker.confine():
             # Reported in the `sandbox` message; the parent decides (run again unconfined, or stop).
             channel.send(event=Event.DONE, messages=channel.count + 1)

@@ -264,3 +264,42 @@ extern "C" int regrapht_perturb(void* dst, const void* src, unsigned long long n
 
 // The compiler's entry shim calls this; the harness never does.
 void regrapht_device_check() {}
+
+namespace {
+
+// A keyed sum over 8-byte words: each word, mixed with its index and a key the caller keeps to itself,
+// through splitmix64, added modulo 2^64. Any change to the buffer changes the sum except with
+// probability about 2^-64, and without the key no change can be made to cancel out.
+__global__ void keyed_sum(const unsigned long long* words, unsigned long long n, const unsigned char* tail,
+                          unsigned tail_bytes, unsigned long long key, unsigned long long* result) {
+  unsigned long long sum = 0;
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    sum += perturb_hash(key ^ words[i], i);
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0 && tail_bytes) {
+    unsigned long long last = 0;
+    for (unsigned b = 0; b < tail_bytes; ++b) last |= (unsigned long long)tail[b] << (8 * b);
+    sum += perturb_hash(key ^ last, n);
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if ((threadIdx.x & 31) == 0) atomicAdd(result, sum);
+}
+
+}  // namespace
+
+// The parent's integrity check of the bench inputs it keeps on the device for workers to copy
+// (eval/bench_masters.py): out[0] = the keyed sum of `nbytes` bytes at `data` (8-byte aligned, as
+// cudaMalloc's are). `scratch` is one device counter, the caller's. Returns a cudaError_t.
+extern "C" int regrapht_keyed_sum(const void* data, unsigned long long nbytes, unsigned long long key,
+                                  unsigned long long* scratch, unsigned long long* out) {
+  const unsigned long long zero = 0;
+  cudaError_t err = cudaMemcpy(scratch, &zero, sizeof zero, cudaMemcpyHostToDevice);
+  if (err != cudaSuccess) return err;
+  const unsigned long long n = nbytes / 8;
+  keyed_sum<<<grid_for(n + 1, 256), 256>>>(static_cast<const unsigned long long*>(data), n,
+                                             static_cast<const unsigned char*>(data) + 8 * n,
+                                             (unsigned)(nbytes % 8), key, scratch);
+  if ((err = cudaGetLastError()) != cudaSuccess) return err;
+  return cudaMemcpy(out, scratch, sizeof zero, cudaMemcpyDeviceToHost);
+}
