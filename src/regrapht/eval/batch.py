@@ -13,7 +13,7 @@ from regrapht.eval import screen
 from regrapht.eval.oracle import ReferenceError
 from regrapht.eval.record import Evaluation, hierarchical_reward
 from regrapht.eval.reference import BenchReference, bench_bytes
-from regrapht.eval.stats import speedup, summarize
+from regrapht.eval.stats import SetSamples, speedup, summarize
 from regrapht.tasks import Task, derive_seed
 
 
@@ -128,7 +128,7 @@ def next_runnable(
 
 
 def restate_serial(
-    ev: Evaluation, candidate: list[float] | None, task: Task, bench: BenchReference, secret: bytes
+    ev: Evaluation, candidate: SetSamples | None, task: Task, bench: BenchReference, secret: bytes
 ) -> bool:
     """A record's serial timing, speedup over serial and reward, from the task's settled baseline;
     False for a record that was never timed (`candidate`: its candidate's samples, None if none)."""
@@ -145,7 +145,7 @@ def restate_serial(
         "why": "timed in turns beside the batch; timed again alone at its end",
     }
     seed = derive_seed(secret, task.id, "bootstrap")
-    ev.speedups["serial"] = speedup(serial, candidate, "serial", seed).to_dict()
+    ev.speedups["serial"] = speedup(serial, candidate.values, "serial", seed, candidate_sets=candidate.sets).to_dict()
     if ev.status == "correct" and ev.reward_baseline == "serial":
         ev.reward = hierarchical_reward("correct", ev.speedups["serial"]["value"])
     return True
@@ -154,7 +154,7 @@ def restate_serial(
 def settle_serial_baselines(
     groups: list[tuple[Task, Future | None, list[int]]],
     results: list[Evaluation],
-    timed: dict[int, list[float]],
+    timed: dict[int, SetSamples],
     settle: Callable[[Task, BenchReference], bool],
     before: Callable[[], None],
     secret: bytes,

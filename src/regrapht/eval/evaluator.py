@@ -36,6 +36,7 @@ from regrapht.eval.reference import (
 from regrapht.eval.runner import WorkerOutcome
 from regrapht.eval.scratch import OWNER_FILE, make_workdir, sweep_stale_scratch
 from regrapht.eval.spares import SparePool
+from regrapht.eval.stats import SetSamples
 from regrapht.eval.timing_turn import Hold, QuietGate
 from regrapht.eval.timing_verdict import DeviceVerdict, TimingJudge
 from regrapht.eval.verdicts import CANARY, GUARD_BYTES, POISON
@@ -99,7 +100,7 @@ class Evaluator:
         )
         self._batches = 0  # evaluate_many calls in progress: their serial timings are settled at the end
         self._span = BatchSpan()  # open_batch: several evaluate_many calls, settled at close_batch
-        self._timed: dict[int, list[float]] = {}  # id(record) -> its candidate's samples, within a batch
+        self._timed: dict[int, SetSamples] = {}  # id(record) -> its candidate's samples, within a batch
         self.sandbox_policy = SandboxPolicy(self.config)
         self.candidates = CandidateRunner(
             self.config,
@@ -467,7 +468,7 @@ class Evaluator:
     ) -> None:
         samples = self.timing_judge().judge(ev, task, target, bench, outcome, device_verdicts)
         if samples is not None and self._batches:
-            self._timed[id(ev)] = list(samples)  # restated if the batch settles a new baseline
+            self._timed[id(ev)] = samples  # restated if the batch settles a new baseline
 
     # ---- environment -------------------------------------------------------------------------
     def _fingerprint(self, target: str) -> dict[str, Any]:

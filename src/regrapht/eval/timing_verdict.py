@@ -17,7 +17,7 @@ from regrapht.eval.protocol import Event
 from regrapht.eval.record import Evaluation, hierarchical_reward
 from regrapht.eval.reference import BenchReference, RefCase, perturbed_inputs
 from regrapht.eval.runner import WorkerOutcome
-from regrapht.eval.stats import paired_ratio, speedup, summarize
+from regrapht.eval.stats import SetSamples, balanced_quantile, paired_ratio, speedup, summarize
 from regrapht.eval.verdicts import fmt_sizes, late_message
 from regrapht.tasks import Task, derive_seed, load_checker
 
@@ -47,11 +47,16 @@ class TimingJudge:
         bench: BenchReference,
         outcome: WorkerOutcome,
         device_verdicts: dict[tuple[str, Any], DeviceVerdict] | None = None,
-    ) -> list[float] | None:
+    ) -> SetSamples | None:
         """Judge the worker's timing report into `ev`: its checked timed calls (late writes, outputs
         against the expected ones, claims of identical or device-judged outputs), the host-versus-event
-        gate, the speedups, the roofline and the reward. Returns the candidate's samples once they are
-        trusted (None when a check failed first)."""
+        gate, the speedups, the roofline and the reward. Returns the candidate's samples, with their
+        input sets, once they are trusted (None when a check failed first).
+
+        Every median, quartile and speedup weighs each input set the same (stats.summarize with the
+        samples' sets): a timing that stops in any round (the interval rule's, the final checked round)
+        leaves one set a sample ahead, and a pooled median of sets of different cost would land on
+        one set's value or the other's."""
         device_verdicts = device_verdicts or {}
         timing = outcome.last(Event.TIMING)
         if timing is None:
@@ -135,7 +140,7 @@ class TimingJudge:
         # configured: the worker runs candidate code.
         hold_s = min(float(timing.get("hold_s", 0.0)), self.config.timing_config.hold_s)
         for lib, s in samples.items():
-            ev.timings[lib] = {**summarize(s[primary], s["host"], s["event"]).to_dict(), "hold_s": hold_s}
+            ev.timings[lib] = {**summarize(s[primary], s["host"], s["event"], s.get("set")).to_dict(), "hold_s": hold_s}
         # Where the timed outputs were judged: in the worker's device memory, or from files.
         ev.timings["candidate"]["judged_on_device"] = any(c.get("judged_on_device") for c in timing["checks"])
         # How many rounds the timing ran (warm-up and final included) and which rule stopped it
@@ -163,7 +168,7 @@ class TimingJudge:
             slack = self.config.event_host_slack
             # Work hidden from the calling stream inflates every call's host time; a loaded CPU only
             # delays some calls, so the fastest tenth of host times is compared.
-            host_fast = float(np.percentile(samples["candidate"]["host"], 10))
+            host_fast = float(balanced_quantile(samples["candidate"]["host"], samples["candidate"].get("set"), 10))
             # The host's clock starts while the hold (queued before the start event) still runs.
             if host_fast > slack * cand["event_median_s"] + 100e-6 + hold_s:
                 ev.status = "integrity_violation"
@@ -176,10 +181,14 @@ class TimingJudge:
                 return None
         seed = derive_seed(self.secret, task.id, "bootstrap")
         cand_samples = samples["candidate"][primary]
-        ev.speedups["serial"] = speedup(serial, cand_samples, "serial", seed).to_dict()
+        cand_sets = samples["candidate"].get("set")
+        ev.speedups["serial"] = speedup(serial, cand_samples, "serial", seed, candidate_sets=cand_sets).to_dict()
         for lib in samples:
             if lib != "candidate":
-                ev.speedups[lib] = speedup(samples[lib][primary], cand_samples, lib, seed).to_dict()
+                ev.speedups[lib] = speedup(
+                    samples[lib][primary], cand_samples, lib, seed,
+                    baseline_sets=samples[lib].get("set"), candidate_sets=cand_sets,
+                ).to_dict()  # fmt: skip
                 # The same speedup from the rounds' paired ratios, per input set (information only).
                 ev.speedups[lib]["paired"] = paired_ratio(
                     samples[lib][primary], cand_samples, samples["candidate"].get("set")
@@ -189,7 +198,7 @@ class TimingJudge:
             baseline = self.config.reward_baseline if self.config.reward_baseline in ev.speedups else "serial"
             ev.reward_baseline = baseline
             ev.reward = hierarchical_reward("correct", ev.speedups[baseline]["value"])
-        return cand_samples
+        return SetSamples(list(cand_samples), list(cand_sets) if cand_sets else None)
 
     def roofline(self, ev: Evaluation, task: Task, target: str) -> None:
         floor_bytes, floor_flops = task.floor_bytes(task.bench_size), task.floor_flops(task.bench_size)

@@ -230,7 +230,9 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
     flush = torch.empty(int(spec["flush_bytes"]), dtype=torch.uint8, device="cuda") if cuda else None
     hold_ns = int(float(spec.get("hold_s", 0.0)) * 1e9) if cuda else 0
     held = hold_ns > 0  # every timed call behind the hold: the judge widens its host-time gate only then
-    samples: dict[str, dict[str, list[float]]] = {n: {"event": [], "host": [], "dispatch": []} for n in kernels}
+    # Each sample's input set too: the sets alternate, and audited rounds are dropped, so the counts
+    # per set differ and the judge weighs each set the same (stats.summarize).
+    samples: dict[str, dict[str, list[float]]] = {n: {"event": [], "host": [], "dispatch": [], "set": []} for n in kernels}
     problems: list[str] = []
     checked = _checked_rounds(int(spec["max_rounds"]))
     rng = random.Random(secrets.randbits(64))
@@ -278,6 +280,7 @@ def time_interleaved(worker: Any, cls: Any, spec: dict[str, Any], bindings: dict
                 samples[name]["host"].append(host)
                 samples[name]["event"].append(start.elapsed_time(end) / 1e3 if start is not None else host)
                 samples[name]["dispatch"].append(dispatch)
+                samples[name]["set"].append(index)
             outputs[name] = result
         if rounds in checked or audit is not None:
             problems += _check_round(worker, outputs, inputs, spec, bindings, globals_, rounds)
