@@ -3,16 +3,19 @@
 // from L2 several times over (the z neighbours sit in planes other blocks run). Here a thread owns a
 // float4 of four x-consecutive cells (vectorized_access: 16-byte loads and stores of u, kappa and
 // u_new, a quarter of the load instructions) and marches them through a chunk of ZCHUNK planes with
-// u and kappa at z-1, z, z+1 in a register queue (register_tiling), so each crosses L2 about once per
-// cell plus the in-plane halo, which L1 serves. Plane z+2 is loaded one plane ahead of its use, so a
-// thread has a plane of DRAM requests in flight while it computes.
+// u and kappa at the planes before, at and after the current one in a register queue (register_tiling),
+// so each crosses L2 about once per cell plus the in-plane halo, which L1 serves. The plane after next
+// is loaded one plane ahead of its use, so a thread has a plane of DRAM requests in flight while it
+// computes. Even chunks march up and odd chunks down, so two neighbouring chunks, which run at the
+// same time, reach their shared boundary together and the two planes both read are L2 hits for the
+// second rather than a DRAM reload a chunk's march later.
 #include <cstdint>
 
 namespace {
 
 constexpr int TX = 16;  // float4 columns per block row (448 = 7 x 16 x 4 at the bench size)
-constexpr int BY = 8;  // rows per block
-constexpr int ZCHUNK = 38;  // planes marched per block: 40 chunks of 1520 planes; 128-thread blocks schedule in finer steps
+constexpr int BY = 16;  // rows per block
+constexpr int ZCHUNK = 38;  // planes marched per block: 40 chunks of 1520 planes, 7840 blocks, ~20 full waves at 3 blocks per SM
 
 // One face's flux term, in naive.cu's form.
 __device__ __forceinline__ float flux_term(float kc, float kj, float uj, float c) {
@@ -34,23 +37,33 @@ __global__ void heat_vec4(int nz, int ny, int nxv, const float4* u, const float4
     const float* ks = reinterpret_cast<const float*>(kappa);
     const float4 zero4 = make_float4(0.f, 0.f, 0.f, 0.f);
 
-    // the queue: planes z-1 (m), z (c), z+1 (p) of this column; kappa only on rows with fluxes
-    float4 um = zero4, uc = u[z0 * plane + col], up = zero4, km = zero4, kc = zero4, kp = zero4;
-    if (z0 >= 1) um = u[(z0 - 1) * plane + col];
-    if (z0 + 1 < nz) up = u[(z0 + 1) * plane + col];
+    // The march: n planes from zfirst in direction dir (one plane is `step` float4s along it).
+    const int n = z1 - z0;
+    const int dir = (blockIdx.z & 1) ? -1 : 1;
+    const int zfirst = dir > 0 ? z0 : z1 - 1;
+    const long long step = dir * plane;
+
+    // the queue: the planes before (b), at (c) and after (a) the current one along the march; kappa
+    // only on rows with fluxes
+    float4 ub = zero4, uc = u[zfirst * plane + col], ua = zero4, kb = zero4, kc = zero4, ka = zero4;
+    const int zb = zfirst - dir, za = zfirst + dir;
+    if (zb >= 0 && zb < nz) ub = u[zb * plane + col];
+    if (za >= 0 && za < nz) ua = u[za * plane + col];
     if (yin) {
-        kc = kappa[z0 * plane + col];
-        if (z0 >= 1) km = kappa[(z0 - 1) * plane + col];
-        if (z0 + 1 < nz) kp = kappa[(z0 + 1) * plane + col];
+        kc = kappa[zfirst * plane + col];
+        if (zb >= 0 && zb < nz) kb = kappa[zb * plane + col];
+        if (za >= 0 && za < nz) ka = kappa[za * plane + col];
     }
 
-    for (int z = z0; z < z1; ++z) {
+    for (int s = 0; s < n; ++s) {
+        const int z = zfirst + dir * s;
         const long long i = z * plane + col;
-        // plane z+2, which the queue takes in after this plane
+        // the plane after next, which the queue takes in after this plane
+        const int zn = z + 2 * dir;
         float4 un = zero4, kn = zero4;
-        if (z + 1 < z1 && z + 2 < nz) {
-            un = u[i + 2 * plane];
-            if (yin) kn = kappa[i + 2 * plane];
+        if (s + 1 < n && zn >= 0 && zn < nz) {
+            un = u[i + 2 * step];
+            if (yin) kn = kappa[i + 2 * step];
         }
         if (yin && z >= 1 && z < nz - 1) {
             // x neighbours: the last cell of the group on the left, the first of the group on the right
@@ -65,12 +78,15 @@ __global__ void heat_vec4(int nz, int ny, int nxv, const float4* u, const float4
             }
             const float4 uym = u[i - row], uyp = u[i + row];
             const float4 kym = kappa[i - row], kyp = kappa[i + row];
+            // planes z-1 and z+1, whichever way the march goes
+            const float4 uzm = dir > 0 ? ub : ua, uzp = dir > 0 ? ua : ub;
+            const float4 kzm = dir > 0 ? kb : ka, kzp = dir > 0 ? ka : kb;
             const float uw[6] = {uL, uc.x, uc.y, uc.z, uc.w, uR};
             const float kw[6] = {kL, kc.x, kc.y, kc.z, kc.w, kR};
             const float uym_[4] = {uym.x, uym.y, uym.z, uym.w}, uyp_[4] = {uyp.x, uyp.y, uyp.z, uyp.w};
             const float kym_[4] = {kym.x, kym.y, kym.z, kym.w}, kyp_[4] = {kyp.x, kyp.y, kyp.z, kyp.w};
-            const float um_[4] = {um.x, um.y, um.z, um.w}, up_[4] = {up.x, up.y, up.z, up.w};
-            const float km_[4] = {km.x, km.y, km.z, km.w}, kp_[4] = {kp.x, kp.y, kp.z, kp.w};
+            const float um_[4] = {uzm.x, uzm.y, uzm.z, uzm.w}, up_[4] = {uzp.x, uzp.y, uzp.z, uzp.w};
+            const float km_[4] = {kzm.x, kzm.y, kzm.z, kzm.w}, kp_[4] = {kzp.x, kzp.y, kzp.z, kzp.w};
             float out[4];
             for (int k = 0; k < 4; ++k) {
                 // naive.cu's order of the six faces, so the sums round alike
@@ -91,12 +107,12 @@ __global__ void heat_vec4(int nz, int ny, int nxv, const float4* u, const float4
         } else {
             u_new[i] = uc;  // a boundary row or plane keeps its value
         }
-        um = uc;
-        uc = up;
-        up = un;
-        km = kc;
-        kc = kp;
-        kp = kn;
+        ub = uc;
+        uc = ua;
+        ua = un;
+        kb = kc;
+        kc = ka;
+        ka = kn;
     }
 }
 
