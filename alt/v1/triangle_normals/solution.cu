@@ -5,9 +5,10 @@
 // at random (algorithmic_change: two counting-sort distributions instead of one random gather):
 //   1. count the triangles per vertex bucket (the first vertex id's top bits, NB buckets of 2^sh1 ids);
 //   2. copy each triangle (t, a, b, c) into its vertex bucket's segment of a workspace;
-//   3. walk the workspace in bucket order: the vertices a bucket's triangles use are a window of a few
-//      MB, so the gathers hit L2 and each vertex crosses DRAM about once; each triangle's cross product
-//      goes, tagged with t, into its triangle bucket (NB ranges of 2^sh2 consecutive t);
+//   3. walk the workspace in bucket order: a bucket's first vertices are a window of a few MB, and in
+//      a mesh whose triangles' ids lie close together (as a grid's rows do; the usual case) so are
+//      the others, so the gathers hit L2 and each vertex crosses DRAM about once; each triangle's
+//      cross product goes, tagged with t, into its triangle bucket (NB ranges of 2^sh2 consecutive t);
 //   4. walk that in triangle-bucket order, normalizing and storing normals and areas: each bucket's
 //      outputs are an 8 MB window of the output arrays, so L2 merges the scattered stores into whole
 //      sectors before they reach DRAM.
@@ -73,7 +74,8 @@ __global__ void scatter_by_vertex(int ntris, const int* tris, int sh, int* curso
     for (int k = threadIdx.x; k < n; k += TPB)
         rank[k] = static_cast<unsigned short>(atomicAdd(&local[bucket_of(tris[3 * (first + k)], sh)], 1));
     __syncthreads();
-    if (threadIdx.x < NB) base[threadIdx.x] = local[threadIdx.x] > 0 ? atomicAdd(&cursor_v[threadIdx.x], local[threadIdx.x]) : 0;
+    if (threadIdx.x < NB)
+        base[threadIdx.x] = local[threadIdx.x] > 0 ? atomicAdd(&cursor_v[threadIdx.x], local[threadIdx.x]) : 0;
     __syncthreads();
     for (int k = threadIdx.x; k < n; k += TPB) {
         const long long t = first + k;
@@ -88,7 +90,8 @@ __global__ void scatter_by_vertex(int ntris, const int* tris, int sh, int* curso
 // Both stay inside the array when 3v + 6 <= 3 * nverts (every vertex but the last); the last one, and
 // every vertex of an unaligned array, is read as three floats. The loads are issued here and the
 // record picked out later, so a thread's loads are all in flight before it waits on any.
-__device__ __forceinline__ void fetch_vertex(const float* verts, int v, long long nflt, bool vec, float4& c, float2& d) {
+__device__ __forceinline__ void fetch_vertex(const float* verts, int v, long long nflt, bool vec, float4& c,
+                                             float2& d) {
     const long long off = 3LL * v;
     d = make_float2(0.0f, 0.0f);
     if (vec && off + 6 <= nflt) {
@@ -122,7 +125,8 @@ __global__ void cross_by_triangle(int ntris, const float* verts, long long nflt,
     for (int k = threadIdx.x; k < n; k += TPB)
         rank[k] = static_cast<unsigned short>(atomicAdd(&local[bucket_of(by_vertex[first + k].x, sh2)], 1));
     __syncthreads();
-    if (threadIdx.x < NB) base[threadIdx.x] = local[threadIdx.x] > 0 ? atomicAdd(&cursor_t[threadIdx.x], local[threadIdx.x]) : 0;
+    if (threadIdx.x < NB)
+        base[threadIdx.x] = local[threadIdx.x] > 0 ? atomicAdd(&cursor_t[threadIdx.x], local[threadIdx.x]) : 0;
     __syncthreads();
     for (int k = threadIdx.x; k < n; k += TPB) {
         const int4 r = by_vertex[first + k];

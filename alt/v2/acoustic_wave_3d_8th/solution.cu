@@ -17,7 +17,7 @@ constexpr float C0 = -205.0f / 72.0f, C1 = 8.0f / 5.0f, C2 = -1.0f / 5.0f, C3 = 
 
 constexpr int TX = 16;  // float4 columns per block row (96 = 6 x 16 at the bench size)
 constexpr int BY = 16;  // rows per block
-constexpr int ZCHUNK = 70;  // planes marched per block: 22 chunks of 1536 planes, 3168 blocks = 12 full waves of 2 blocks on 132 SMs, 2R/70 halo reloads
+constexpr int ZCHUNK = 70;  // planes per block: 22 chunks, 3168 blocks = 12 full waves at 2 a SM on 132 SMs
 
 __device__ __forceinline__ float comp(const float4& v, int k) {
     return k == 0 ? v.x : (k == 1 ? v.y : (k == 2 ? v.z : v.w));

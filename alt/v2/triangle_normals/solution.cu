@@ -5,9 +5,10 @@
 // at random (algorithmic_change: two counting-sort distributions instead of one random gather):
 //   1. count the triangles per vertex bucket (the first vertex id's top bits, NB buckets of 2^sh1 ids);
 //   2. copy each triangle (t, a, b, c) into its vertex bucket's segment of a workspace;
-//   3. walk the workspace in bucket order: the vertices a bucket's triangles use are a window of a few
-//      MB, so the gathers hit L2 and each vertex crosses DRAM about once; each triangle's cross product
-//      goes, tagged with t, into its triangle bucket (NB ranges of 2^sh2 consecutive t);
+//   3. walk the workspace in bucket order: a bucket's first vertices are a window of a few MB, and in
+//      a mesh whose triangles' ids lie close together (as a grid's rows do; the usual case) so are
+//      the others, so the gathers hit L2 and each vertex crosses DRAM about once; each triangle's
+//      cross product goes, tagged with t, into its triangle bucket (NB ranges of 2^sh2 consecutive t);
 //   4. walk that in triangle-bucket order, normalizing and storing normals and areas: each bucket's
 //      outputs are an 8 MB window of the output arrays, so L2 merges the scattered stores into whole
 //      sectors before they reach DRAM.
@@ -60,7 +61,8 @@ __global__ void bucket_starts(const int* count, int* cursor_v, int* cursor_t, in
 }
 
 // Pass 2: copy each triangle into its vertex bucket.
-__global__ void scatter_by_vertex(int ntris, const int* tris, int sh, int* cursor_v, int* by_vertex, long long stride) {
+__global__ void scatter_by_vertex(int ntris, const int* tris, int sh, int* cursor_v, int* by_vertex,
+                                  long long stride) {
     __shared__ int local[NB], base[NB];
     if (threadIdx.x < NB) local[threadIdx.x] = 0;
     __syncthreads();
@@ -74,7 +76,8 @@ __global__ void scatter_by_vertex(int ntris, const int* tris, int sh, int* curso
         rank = atomicAdd(&local[bucket], 1);
     }
     __syncthreads();
-    if (threadIdx.x < NB) base[threadIdx.x] = local[threadIdx.x] > 0 ? atomicAdd(&cursor_v[threadIdx.x], local[threadIdx.x]) : 0;
+    if (threadIdx.x < NB)
+        base[threadIdx.x] = local[threadIdx.x] > 0 ? atomicAdd(&cursor_v[threadIdx.x], local[threadIdx.x]) : 0;
     __syncthreads();
     if (t < ntris) {
         const long long slot = base[bucket] + rank;
@@ -109,7 +112,8 @@ __global__ void cross_by_triangle(int ntris, const float* verts, const int* by_v
         nz = e1x * e2y - e1y * e2x;
     }
     __syncthreads();
-    if (threadIdx.x < NB) base[threadIdx.x] = local[threadIdx.x] > 0 ? atomicAdd(&cursor_t[threadIdx.x], local[threadIdx.x]) : 0;
+    if (threadIdx.x < NB)
+        base[threadIdx.x] = local[threadIdx.x] > 0 ? atomicAdd(&cursor_t[threadIdx.x], local[threadIdx.x]) : 0;
     __syncthreads();
     if (j < ntris) {
         const long long slot = base[bucket] + rank;

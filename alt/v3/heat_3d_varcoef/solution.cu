@@ -15,7 +15,7 @@ namespace {
 
 constexpr int TX = 16;  // float4 columns per block row (448 = 7 x 16 x 4 at the bench size)
 constexpr int BY = 16;  // rows per block
-constexpr int ZCHUNK = 38;  // planes marched per block: 40 chunks of 1520 planes, 7840 blocks, ~20 full waves at 3 blocks per SM
+constexpr int ZCHUNK = 38;  // planes per block: 40 chunks, 7840 blocks, ~20 waves at 3 a SM
 
 // One face's flux term, in naive.cu's form.
 __device__ __forceinline__ float flux_term(float kc, float kj, float uj, float c) {

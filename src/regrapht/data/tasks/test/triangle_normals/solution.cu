@@ -5,9 +5,10 @@
 // at random (algorithmic_change: two counting-sort distributions instead of one random gather):
 //   1. count the triangles per vertex bucket (the first vertex id's top bits, NB buckets of 2^sh1 ids);
 //   2. copy each triangle (t, a, b, c) into its vertex bucket's segment of a workspace;
-//   3. walk the workspace in bucket order: the vertices a bucket's triangles use are a window of a few
-//      MB, so the gathers hit L2 and each vertex crosses DRAM about once; each triangle's cross product
-//      goes, tagged with t, into its triangle bucket (NB ranges of 2^sh2 consecutive t);
+//   3. walk the workspace in bucket order: a bucket's first vertices are a window of a few MB, and in
+//      a mesh whose triangles' ids lie close together (as a grid's rows do; the usual case) so are
+//      the others, so the gathers hit L2 and each vertex crosses DRAM about once; each triangle's
+//      cross product goes, tagged with t, into its triangle bucket (NB ranges of 2^sh2 consecutive t);
 //   4. walk that in triangle-bucket order, normalizing and storing normals and areas: each bucket's
 //      outputs are an 8 MB window of the output arrays, so L2 merges the scattered stores into whole
 //      sectors before they reach DRAM.
@@ -15,9 +16,9 @@
 // block counts its items per bucket in shared memory (the shared atomic's old value is the item's
 // rank) and reserves each bucket's run with one global atomic (atomic_privatization); the block then
 // stages its items in shared memory sorted by bucket (shared_memory_tiling), so consecutive threads
-// write consecutive slots of a run and every workspace store coalesces. vectorized_access: records are 16 bytes, moved as
-// int4; a vertex is one float4 (and a float2 for half of them), a normal one float2 and one float. The
-// normal and area use naive.cu's float arithmetic on the same values.
+// write consecutive slots of a run and every workspace store coalesces. vectorized_access: records are
+// 16 bytes, moved as int4; a vertex is one float4 (and a float2 for half of them), a normal one float2
+// and one float. The normal and area use naive.cu's float arithmetic on the same values.
 #include <cstdint>
 
 namespace {
@@ -65,7 +66,8 @@ __global__ void bucket_starts(const int* count, int* cursor_v, int* cursor_t, in
 // After a block's counts: each bucket's first slot in the block's staging (start, a prefix sum of the
 // counts) and in the workspace (base, one global atomic per bucket the block has items of).
 __device__ __forceinline__ void reserve_runs(const int* local, int* start, int* base, int* cursor) {
-    if (threadIdx.x < NB) base[threadIdx.x] = local[threadIdx.x] > 0 ? atomicAdd(&cursor[threadIdx.x], local[threadIdx.x]) : 0;
+    if (threadIdx.x < NB)
+        base[threadIdx.x] = local[threadIdx.x] > 0 ? atomicAdd(&cursor[threadIdx.x], local[threadIdx.x]) : 0;
     if (threadIdx.x == NB) {
         int sum = 0;
         for (int b = 0; b < NB; ++b) {
@@ -109,7 +111,8 @@ __global__ void scatter_by_vertex(int ntris, const int* tris, int sh, int* curso
 // Both stay inside the array when 3v + 6 <= 3 * nverts (every vertex but the last); the last one, and
 // every vertex of an unaligned array, is read as three floats. The loads are issued here and the
 // record picked out later, so a thread's loads are all in flight before it waits on any.
-__device__ __forceinline__ void fetch_vertex(const float* verts, int v, long long nflt, bool vec, float4& c, float2& d) {
+__device__ __forceinline__ void fetch_vertex(const float* verts, int v, long long nflt, bool vec, float4& c,
+                                             float2& d) {
     const long long off = 3LL * v;
     d = make_float2(0.0f, 0.0f);
     if (vec && off + 6 <= nflt) {
