@@ -4,8 +4,8 @@
 // (x, y) column and marches it through a chunk of ZCHUNK planes (work_decomposition) with u and kappa
 // at the planes before, at and after the current one in a register queue (register_tiling): per cell
 // 10 loads (the new plane's two and the eight in-plane neighbours, L1 hits) instead of 14, and u and
-// kappa cross L2 about once. The queue runs two planes ahead: the plane two past the current one is
-// loaded while this one is computed, a whole plane before its use. Even chunks march up and odd
+// kappa cross L2 about once. The queue runs two planes ahead: the plane three along is loaded after
+// this one is computed and used two planes later, a whole plane's work after its load. Even chunks march up and odd
 // chunks down, so two neighbouring chunks, which run at the same time, reach their shared boundary
 // together and the planes both read are L2 hits for the second, not a DRAM reload (session 12's
 // march of 16-plane chunks, all upward, reloaded 2 planes in 16: 8% more bytes).
@@ -45,13 +45,6 @@ __global__ void heat_zmarch(int nz, int ny, int nx, const float* u, const float*
     for (int s = 0; s < n; ++s) {
         const int z = zfirst + dir * s;
         const long long i = z * plane + col;
-        // the plane three along, which the queue takes in after this plane
-        const int zf = z + 3 * dir;
-        float uf = 0.0f, kf = 0.0f;
-        if (s + 2 < n && zf >= 0 && zf < nz) {
-            uf = u[i + 3 * step];
-            if (!edge) kf = kappa[i + 3 * step];
-        }
         if (edge || z == 0 || z == nz - 1) {
             u_new[i] = uc;
         } else {
@@ -70,14 +63,17 @@ __global__ void heat_zmarch(int nz, int ny, int nx, const float* u, const float*
             flux += 0.5f * (kc + kzp) * (uzp - uc);
             u_new[i] = uc + r * flux;
         }
+        // rotate the queue and take in the plane three along (used two planes from now)
+        const int zf = z + 3 * dir;
+        const bool more = s + 2 < n && zf >= 0 && zf < nz;
         ub = uc;
         uc = ua;
         ua = un;
-        un = uf;
+        un = more ? u[i + 3 * step] : 0.0f;
         kb = kc;
         kc = ka;
         ka = kn;
-        kn = kf;
+        kn = more && !edge ? kappa[i + 3 * step] : 0.0f;
     }
 }
 
