@@ -12,9 +12,9 @@
 #include <cstdint>
 
 constexpr int THREADS = 256;
-// This variant: 128 x 128 outputs a block (128 x 256 of the GEMM), 64-deep slices, 3 stages
-// (153 KiB), warps 2 x 4 of 64 rows x 32 outputs; 128 blocks at the bench size, one an SM.
-constexpr int BM = 128, BN = 128, BK = 64, STAGES = 3, MI = 4, MIN_BLOCKS = 1;  // MI: 16-row fragments a warp
+// This variant: 128 x 64 outputs a block (128 x 128 of the GEMM), 32-deep slices, 4 stages
+// (74 KiB), warps 4 x 2 of 32 rows x 32 outputs; 256 blocks at the bench size, two an SM.
+constexpr int BM = 128, BN = 64, BK = 32, STAGES = 4, MI = 2, MIN_BLOCKS = 2;  // MI: 16-row fragments a warp
 
 constexpr int PAD = 8;                     // bf16 elements: 16 bytes
 constexpr int A_LD = BK + PAD, B_LD = 2 * BN + PAD;  // W's rows: BN gate columns, then BN up columns
@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     }
 
     // accumulator e of fragment (i, j): row wr + 16 i + lane / 4 + 8 (e / 2), column wc + 8 j + 2 (lane % 4) + e % 2
-    const bool pairs = (N % 2) == 0;  // then a column pair starts 8-byte aligned
+    const bool pairs = (N % 2) == 0 && (reinterpret_cast<uintptr_t>(Y) & 7) == 0;  // pairs start 8-byte aligned
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
         const int col = n0 + wc + j * 8 + 2 * (lane & 3);
@@ -183,8 +183,14 @@ template <bool ALIGNED>
 static void launch(int M, int N, int K, const __nv_bfloat16* x, const __nv_bfloat16* w, const float* bias, float* Y) {
     constexpr size_t bytes = sizeof(Tiles);
     auto kernel = geglu_mma<ALIGNED>;
-    // over 48 KiB needs the opt-in; set on every call, as the current device may differ between calls
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    // over 48 KiB needs the opt-in, once per device (the attribute outlives the call)
+    static bool configured[64] = {};
+    int device = 0;
+    cudaGetDevice(&device);
+    if (device < 0 || device >= 64 || !configured[device]) {
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        if (device >= 0 && device < 64) configured[device] = true;
+    }
     const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
     kernel<<<grid, THREADS, bytes>>>(M, N, K, x, w, bias, Y);
 }

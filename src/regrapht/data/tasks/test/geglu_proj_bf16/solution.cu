@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     }
 
     // accumulator e of fragment (i, j): row wr + 16 i + lane / 4 + 8 (e / 2), column wc + 8 j + 2 (lane % 4) + e % 2
-    const bool pairs = (N % 2) == 0;  // then a column pair starts 8-byte aligned
+    const bool pairs = (N % 2) == 0 && (reinterpret_cast<uintptr_t>(Y) & 7) == 0;  // pairs start 8-byte aligned
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
         const int col = n0 + wc + j * 8 + 2 * (lane & 3);
@@ -183,8 +183,14 @@ template <bool ALIGNED>
 static void launch(int M, int N, int K, const __nv_bfloat16* x, const __nv_bfloat16* w, const float* bias, float* Y) {
     constexpr size_t bytes = sizeof(Tiles);
     auto kernel = geglu_mma<ALIGNED>;
-    // over 48 KiB needs the opt-in; set on every call, as the current device may differ between calls
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    // over 48 KiB needs the opt-in, once per device (the attribute outlives the call)
+    static bool configured[64] = {};
+    int device = 0;
+    cudaGetDevice(&device);
+    if (device < 0 || device >= 64 || !configured[device]) {
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        if (device >= 0 && device < 64) configured[device] = true;
+    }
     const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
     kernel<<<grid, THREADS, bytes>>>(M, N, K, x, w, bias, Y);
 }
