@@ -6,18 +6,23 @@
 // 64-deep slices of X (K-major) and W (N-major, imm-trans-b) stream with 16-byte cp.async into a
 // 4-stage ring laid out as the 128-byte swizzle the wgmma descriptors name (16-byte piece c of
 // 128-byte row r sits at c ^ (r % 8): conflict-free for the tensor cores' reads); after a slice
-// lands each thread fences its copies into the async proxy the wgmma reads through. The epilogue
-// (biases, exact GELU, product) runs on the accumulators, so g and u never leave registers.
+// lands each thread fences its copies into the async proxy the wgmma reads through, and the next
+// refill is issued while the MMAs run. The epilogue (biases, exact GELU, product) runs on the
+// accumulators, so g and u never leave registers.
 #include <cuda_bf16.h>
 #include <cstdint>
 
 constexpr int THREADS = 256;  // two warpgroups
-constexpr int BM = 128, BN = 128, BK = 64, STAGES = 4;
+// This variant: 128 x 128 outputs a block, 4 stages of 48 KiB, one block an SM (128 blocks at the
+// bench size)
+constexpr int BM = 128, BN = 128, BK = 64, STAGES = 4, MIN_BLOCKS = 1;
 constexpr int ROW = 128;                          // bytes of a swizzled row: 64 bf16
 constexpr int A_BYTES = BM * ROW;                 // X's slice: 128 rows of 64 k
 constexpr int B_BLOCK = BK * ROW;                 // 64 columns of W's slice: 64 k rows of 64 n
-constexpr int B_BYTES = 4 * B_BLOCK;              // gate 0-63, gate 64-127, up 0-63, up 64-127
-constexpr int STAGE_BYTES = A_BYTES + B_BYTES;    // 48 KiB
+constexpr int BLOCKS = BN / 64;                   // 64-column blocks of each projection
+constexpr int B_BYTES = 2 * BLOCKS * B_BLOCK;     // the gate blocks, then the up blocks
+constexpr int ACC = BN / 2;                       // fp32 accumulators a thread per wgmma (64 x BN over 128)
+constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + room to align the ring to a swizzle atom
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
@@ -53,7 +58,7 @@ __device__ __forceinline__ void commit() { asm volatile("wgmma.commit_group.sync
 __device__ __forceinline__ void wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
 // d (this warpgroup's 64 rows x 128 columns, fp32) += A (64 x 16 bf16, K-major) * B (16 x 128 bf16,
 // N-major: imm-trans-b 1), both read from shared memory through their descriptors
-__device__ __forceinline__ void mma_sync(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
+__device__ __forceinline__ void mma_sync(float (&d)[ACC], uint64_t desc_a, uint64_t desc_b) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
@@ -72,19 +77,19 @@ __device__ __forceinline__ void mma_sync(float (&d)[64], uint64_t desc_a, uint64
 __device__ __forceinline__ void fence() { __trap(); }
 __device__ __forceinline__ void commit() {}
 __device__ __forceinline__ void wait_all() {}
-__device__ __forceinline__ void mma_sync(float (&)[64], uint64_t, uint64_t) {}
+__device__ __forceinline__ void mma_sync(float (&)[ACC], uint64_t, uint64_t) {}
 #endif
 // keeps the compiler from moving accumulator registers across the asynchronous MMAs
-__device__ __forceinline__ void pin(float (&d)[64]) {
+__device__ __forceinline__ void pin(float (&d)[ACC]) {
 #pragma unroll
-    for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(d[i])::"memory");
+    for (int i = 0; i < ACC; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 }  // namespace wg
 
 __device__ __forceinline__ float geglu(float g, float u) { return 0.5f * g * erfcf(-g * 0.70710678f) * u; }
 
 template <bool ALIGNED>
-__global__ void __launch_bounds__(THREADS, 1)
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     geglu_wgmma(int M, int N, int K, const __nv_bfloat16* __restrict__ X, const __nv_bfloat16* __restrict__ W,
                 const float* __restrict__ bias, float* __restrict__ Y) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -93,11 +98,11 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int group = threadIdx.x >> 7, warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
 
-    float acc[2][64];  // [0]: gate columns n0.., [1]: up columns N + n0.., of rows m0 + 64 group..
+    float acc[2][ACC];  // [0]: gate columns n0.., [1]: up columns N + n0.., of rows m0 + 64 group..
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
-        for (int i = 0; i < 64; ++i) acc[h][i] = 0.0f;
+        for (int i = 0; i < ACC; ++i) acc[h][i] = 0.0f;
 
     // Slice k0.. of X rows m0.. and of W's gate columns n0.. and up columns N + n0.. into the stage at
     // byte `base` of the ring; a byte offset o lands at o ^ ((o >> 3) & 0x70): the 16-byte piece index
@@ -116,11 +121,11 @@ __global__ void __launch_bounds__(THREADS, 1)
             }
 #pragma unroll
             for (int c = threadIdx.x; c < BK * 2 * BN / 8; c += THREADS) {
-                const int k = c >> 5, blk = (c >> 3) & 3, piece = c & 7;  // 32 pieces a k row: 4 blocks of 8
-                const int col = n0 + (blk & 1) * 64 + piece * 8;
+                const int k = c / (2 * BLOCKS * 8), blk = (c >> 3) % (2 * BLOCKS), piece = c & 7;  // 8 pieces a block
+                const int col = n0 + (blk % BLOCKS) * 64 + piece * 8;
                 const bool ok = k0 + k < K && col < N;
                 const int o = A_BYTES + blk * B_BLOCK + k * ROW + piece * 16;
-                const long long at = (long long)(k0 + k) * ldw + (blk < 2 ? col : N + col);
+                const long long at = (long long)(k0 + k) * ldw + (blk < BLOCKS ? col : N + col);
                 copy16(&smem_raw[base + (o ^ ((o >> 3) & 0x70))], ok ? W + at : W, ok);
             }
         } else {  // the small odd shapes of the tests: plain element copies, zero outside
@@ -133,10 +138,10 @@ __global__ void __launch_bounds__(THREADS, 1)
             }
             for (int e = threadIdx.x; e < BK * 2 * BN; e += THREADS) {
                 const int k = e / (2 * BN), t = e % (2 * BN), blk = t / 64;
-                const int col = n0 + (blk & 1) * 64 + t % 64;
+                const int col = n0 + (blk % BLOCKS) * 64 + t % 64;
                 const int o = A_BYTES + blk * B_BLOCK + k * ROW + (t % 64) * 2;
                 *reinterpret_cast<__nv_bfloat16*>(&smem_raw[base + (o ^ ((o >> 3) & 0x70))]) =
-                    k0 + k < K && col < N ? W[(long long)(k0 + k) * ldw + (blk < 2 ? col : N + col)] : zero;
+                    k0 + k < K && col < N ? W[(long long)(k0 + k) * ldw + (blk < BLOCKS ? col : N + col)] : zero;
             }
         }
     };
@@ -160,7 +165,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int kk = 0; kk < BK / 16; ++kk) {
             const uint64_t da = descriptor(a + kk * 32, 16, 1024);  // 16 k: 32 bytes along the swizzled row
             wg::mma_sync(acc[0], da, descriptor(b + kk * 16 * ROW, B_BLOCK, 1024));
-            wg::mma_sync(acc[1], da, descriptor(b + 2 * B_BLOCK + kk * 16 * ROW, B_BLOCK, 1024));
+            wg::mma_sync(acc[1], da, descriptor(b + BLOCKS * B_BLOCK + kk * 16 * ROW, B_BLOCK, 1024));
         }
         wg::commit();
         // while the tensor cores run, refill slice t - 1's stage, which no MMA reads any more
@@ -175,7 +180,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     // accumulator 4 j + 2 h + e: row 64 group + 16 warp + lane / 4 + 8 h, column 8 j + 2 (lane % 4) + e
     const bool pairs = (N % 2) == 0 && (reinterpret_cast<uintptr_t>(Y) & 7) == 0;
 #pragma unroll
-    for (int j = 0; j < 16; ++j) {
+    for (int j = 0; j < BN / 8; ++j) {
         const int col = n0 + j * 8 + 2 * (lane & 3);
         const float bg0 = col < N ? bias[col] : 0.0f, bu0 = col < N ? bias[N + col] : 0.0f;
         const float bg1 = col + 1 < N ? bias[col + 1] : 0.0f, bu1 = col + 1 < N ? bias[N + col + 1] : 0.0f;
