@@ -4,7 +4,6 @@ baseline. Pure functions of what they are given: the evaluator supplies its stat
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
@@ -155,15 +154,16 @@ def settle_serial_baselines(
     groups: list[tuple[Task, Future | None, list[int]]],
     results: list[Evaluation],
     timed: dict[int, list[float]],
-    settle: Callable[[Task, BenchReference], bool],
+    settle: Callable[[list[tuple[Task, BenchReference]]], list[tuple[bool, float]]],
     before: Callable[[], None],
     secret: bytes,
 ) -> None:
     """The batch's quiet moment: `groups` are its tasks, each with its bench build (None if never
     started) and the indices of its records. Each task whose batch-time serial timing was not kept
-    and whose bench data is still kept is timed again alone (`settle`, True when done), and its
-    records (`timed`: id(record) -> its candidate's samples) are restated with it. `before` runs
-    once first, when any is to be settled."""
+    and whose bench data is still kept is timed again with nothing else of the evaluator running
+    (`settle`, given them all: per task, whether it was settled and its seconds; eval/settle.py),
+    and its records (`timed`: id(record) -> its candidate's samples) are restated with it. `before`
+    runs once first, when any is to be settled."""
     unsettled: list[tuple[Task, BenchReference, list[int]]] = []
     for task, future, indices in groups:
         if future is None or not future.done() or future.exception() is not None:
@@ -176,13 +176,14 @@ def settle_serial_baselines(
         if bench.serial.get("source") == "measured" and bench.serial.get("not_kept"):
             unsettled.append((task, bench, indices))
         # else kept: from the store, or this batch's own timing was acceptable
-    if unsettled:
-        before()
-    for task, bench, indices in unsettled:
-        began = time.perf_counter()
-        if not settle(task, bench):
+    if not unsettled:
+        return
+    before()
+    settled = settle([(task, bench) for task, bench, _ in unsettled])
+    for (task, bench, indices), (ok, seconds) in zip(unsettled, settled):
+        if not ok:
             continue  # the batch's timing stands, and says why it was not kept
-        settle_s = round(time.perf_counter() - began, 4)
+        settle_s = round(seconds, 4)
         for i in indices:
             if restate_serial(results[i], timed.get(id(results[i])), task, bench, secret):
                 # The task's, as bench_build is: a cost of the batch's end, not of each record.

@@ -22,6 +22,7 @@ from regrapht.eval.bench_cache import BenchCache, build_order
 from regrapht.eval.candidates import CandidateRun, CandidateRunner, SandboxPolicy, SandboxUnavailable
 from regrapht.eval.compile import Compiler, CompileResult, Kind
 from regrapht.eval.config import EvalConfig
+from regrapht.eval.cpu_meter import one_per_core
 from regrapht.eval.device_judging import DeviceJudging
 from regrapht.eval.entry import for_task as task_entry
 from regrapht.eval.jobs import DEVICE_CHECK_SOURCE, HOST_PERTURB_SOURCE, Jobs, params
@@ -35,6 +36,7 @@ from regrapht.eval.reference import (
 )
 from regrapht.eval.runner import WorkerOutcome
 from regrapht.eval.scratch import OWNER_FILE, make_workdir, sweep_stale_scratch
+from regrapht.eval.settle import settle_tasks
 from regrapht.eval.spares import SparePool
 from regrapht.eval.timing_turn import Hold, QuietGate
 from regrapht.eval.timing_verdict import DeviceVerdict, TimingJudge
@@ -237,7 +239,14 @@ class Evaluator:
         groups = [(prepared[ix[0]].task, self.benches.future(prepared[ix[0]].task), ix) for ix in by_task.values()]
         # The spare for the next candidate would bring up its CUDA context beside the timings: the
         # next batch starts its first worker afresh instead (spares.discard, before any is settled).
-        settle_serial_baselines(groups, results, self._timed, self.oracle.settle, self.spares.discard, self.secret)
+        tc = self.config.timing_config
+        cores = one_per_core(toolchain.usable_core_set())
+        cores = cores[: tc.serial_settle_width] if tc.serial_settle_width > 0 else cores
+
+        def settle(items: list[tuple[Task, BenchReference]]) -> list[tuple[bool, float]]:
+            return settle_tasks(items, self.oracle, cores, tc.serial_max_median_error, tc.serial_max_background)
+
+        settle_serial_baselines(groups, results, self._timed, settle, self.spares.discard, self.secret)
 
     def next_runnable(self, prepared: list[Prepared], pending: list[int]) -> int:
         """The pending item to run next (see `batch.next_runnable`)."""
