@@ -200,6 +200,9 @@ def test_a_batchs_end_times_its_tasks_pinned_at_once_and_records_it(tmp_path, bu
         serial = r.timings["serial"]
         assert serial["concurrent"] == 1 and "pinned_rejected" not in serial
         assert serial["restated_from"]["quiet"] is False and r.seconds["serial_settle"] > 0
+    # One span for the batch's end (its wall time), shorter than the tasks' settles summed: they overlapped.
+    [span] = {tuple(r.timings["serial"]["settle_span"].values()) for r in results}
+    assert span[2] == 2 and span[1] - span[0] < sum({r.task_id: r.seconds["serial_settle"] for r in results}.values())
     store = SerialBaselineStore(tmp_path / "baselines.sqlite")
     try:
         kept = [store.get(r.timings["serial"]["baseline_key"]) for r in results]

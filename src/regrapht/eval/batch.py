@@ -4,6 +4,7 @@ baseline. Pure functions of what they are given: the evaluator supplies its stat
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
@@ -179,12 +180,17 @@ def settle_serial_baselines(
     if not unsettled:
         return
     before()
+    # System-wide monotonic clock (Linux): spans of several lanes' settles can be merged by a reader.
+    began = time.monotonic()
     settled = settle([(task, bench) for task, bench, _ in unsettled])
+    span = {"began": began, "ended": time.monotonic(), "tasks": len(unsettled)}
     for (task, bench, indices), (ok, seconds) in zip(unsettled, settled):
         if not ok:
             continue  # the batch's timing stands, and says why it was not kept
         settle_s = round(seconds, 4)
         for i in indices:
             if restate_serial(results[i], timed.get(id(results[i])), task, bench, secret):
-                # The task's, as bench_build is: a cost of the batch's end, not of each record.
+                # The task's, as bench_build is: a cost of the batch's end, not of each record. Tasks
+                # settled at once overlap: the settle's wall time is its span's.
                 results[i].seconds["serial_settle"] = settle_s
+                results[i].timings["serial"]["settle_span"] = span
