@@ -131,6 +131,7 @@ def throughput(
         config.serial_cache = baselines
         if SETTLE_WIDTH is not None:
             config.timing_config.serial_settle_width = SETTLE_WIDTH
+        config.timing_config.serial_settle_check |= SETTLE_CHECK
         if serial_store is not None and copy_store:
             # A copy per run: every run starts from the same kept baselines, and none adds to the next's.
             copy = Path(cache) / "serial-baselines.sqlite"
@@ -156,7 +157,7 @@ def throughput(
         if serial_store is not None and copy_store
         else f"from {serial_store} (reused where kept, added to)"
         if serial_store is not None
-        else "from a fresh store (timed in the batch, settled alone at its end)"
+        else "from a fresh store (timed in the batch, settled at its end, pinned one per core or alone)"
     )
     # The device is held from a worker's job hand-off to its exit; a spare's start-up overlaps the
     # previous worker, so it is reported beside that figure rather than in it.
@@ -267,6 +268,7 @@ def held_phases(seconds: dict) -> dict[str, float]:
 
 # --serial-settle-width, where given: TimingConfig.serial_settle_width of every throughput run.
 SETTLE_WIDTH: int | None = None
+SETTLE_CHECK = False  # --serial-settle-check
 
 
 def settle_wall(results) -> float:
@@ -539,7 +541,7 @@ def main() -> None:
         type=Path,
         default=None,
         help="A store of serial baselines to use and fill (default: a fresh one in the cold compile "
-        "cache, so every baseline is timed beside the batch and settled alone at its end). Run twice "
+        "cache, so every baseline is timed beside the batch and settled at its end). Run twice "
         "with the same path to measure a batch whose baselines are kept.",
     )
     parser.add_argument(
@@ -593,13 +595,18 @@ def main() -> None:
         help="Serial baselines a batch's end times at once, one per physical core (default: the evaluator's, "
         "0 = one per physical core; 1 = one after another, alone, as before session 14).",
     )
+    parser.add_argument(
+        "--serial-settle-check",
+        action="store_true",
+        help="Check each pinned serial timing against a short one alone (TimingConfig.serial_settle_check).",
+    )
     args = parser.parse_args()
     if args.copies < 1:
         parser.error("--copies must be at least 1")
     if args.serial_settle_width is not None and args.serial_settle_width < 0:
         parser.error("--serial-settle-width must be 0 (one per physical core) or more")
-    global SETTLE_WIDTH
-    SETTLE_WIDTH = args.serial_settle_width
+    global SETTLE_WIDTH, SETTLE_CHECK
+    SETTLE_WIDTH, SETTLE_CHECK = args.serial_settle_width, args.serial_settle_check
     if args.gpus and args.target != "cuda":
         parser.error("--gpus is for --target cuda; on the cpu target give --cpu-lanes")
     if args.cpu_lanes and args.target != "cpu":

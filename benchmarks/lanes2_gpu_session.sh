@@ -16,7 +16,8 @@
 #      with PINNED=0 or when under 60 s are left)
 # ORDER=two-first runs B before A: what the second run gains from the first (the page cache holding
 # nvcc and the task files, GPU clocks) shows as the difference between the two orders' ratios.
-# SETTLE_WIDTH=1 runs A and B with the settle of session 13 (one task after another, alone).
+# SETTLE_WIDTH=1 runs A and B with the settle of session 13 (one task after another, alone);
+# SETTLE_CHECK=1 with each pinned timing checked against a short one alone.
 # Everything goes into ONE archive, $OUT/lanes2_session.tar.gz, beside a copy of the summary.
 #
 # Expected on two H100s (from session 13's call B, with the settle at once): A 120-150 s with a settle
@@ -46,6 +47,7 @@ else
   ONE=(--cpu-lanes 1); TWO=(--cpu-lanes 2); EXTRA=(--target cpu)
 fi
 WIDTH=(); [ -n "${SETTLE_WIDTH:-}" ] && WIDTH=(--serial-settle-width "$SETTLE_WIDTH")
+[ -n "${SETTLE_CHECK:-}" ] && WIDTH+=(--serial-settle-check)
 
 # "NAME VISIBLE CPUS" per job: A and C on half the cores (GPU 0's node first), B on all of them.
 $PY - "$TARGET" > "$WORK/placement.txt" <<'EOF' 2>&1
@@ -75,7 +77,7 @@ where() { awk -v n="$1" '$1 == n {print $2, $3}' "$WORK/placement.txt"; }
 
 {
   date -u
-  echo "target: $TARGET; order: $ORDER; wall limit: $TOTAL_S s; copies: $COPIES; settle width: ${SETTLE_WIDTH:-default}"
+  echo "target: $TARGET; order: $ORDER; wall limit: $TOTAL_S s; copies: $COPIES; settle width: ${SETTLE_WIDTH:-default}; check: ${SETTLE_CHECK:-no}"
   [ "$TARGET" = cuda ] && nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version --format=csv 2>&1
   [ "$TARGET" = cuda ] && nvidia-smi topo -m 2>&1 | head -8
   echo "cores: $(nproc) of $(nproc --all); threads per core: $(lscpu 2>/dev/null | awk -F: '/Thread\(s\) per core/ {print $2}')"

@@ -44,6 +44,7 @@ class FakeOracle:
         self.samples, self.background, self.broken, self.seconds = samples or {}, background or {}, set(broken), seconds
         self.log: list[tuple[str, str, int | None, int, float, float]] = []  # kind, task, cpu, beside, began, ended
         self.kept: list[str] = []
+        self.checks: dict[str, list[float]] = {}
         self.lock = threading.Lock()
 
     def _span(self, kind, task, cpu, beside):
@@ -66,6 +67,11 @@ class FakeOracle:
     def keep_settled(self, task, bench, baseline):
         self.kept.append(task.id)
         bench.serial = baseline.to_record()
+
+    def time_check(self, task, bench):
+        self._span("check", task, None, 0)
+        samples = self.checks.get(task.id, [1.0, 1.0, 1.0005])
+        return SerialBaseline(list(samples), quiet=True, background_cores=0.0)
 
     def settle(self, task, bench):
         self._span("alone", task, None, 0)
@@ -113,6 +119,25 @@ def test_a_pinned_timing_that_fails_the_rule_is_timed_again_alone_after_every_pi
     assert phrase in items[1][1].serial["pinned_rejected"] and items[1][1].serial["concurrent"] == 0
     assert out[1][1] >= 0.4  # its pinned timing and its alone one
     assert "pinned_rejected" not in items[0][1].serial
+
+
+def test_with_the_check_a_pinned_median_that_disagrees_alone_is_timed_again_alone():
+    oracle, items = FakeOracle(), _items(3)
+    oracle.checks = {"t2": [1.05, 1.05, 1.0502]}  # 5% slower alone: the pinned ones were not alike
+    out = settle_tasks(items, oracle, [0, 1, 2], max_median_error=0.01, max_background=0.5, check=True)
+    assert [ok for ok, _ in out] == [True, True, True] and sorted(oracle.kept) == ["t0", "t1"]
+    kinds = [e[0] for e in sorted(oracle.log, key=lambda e: e[4])]
+    assert kinds == ["pinned"] * 3 + ["check"] * 3 + ["alone"]  # checks and re-times after every pinned one
+    assert "short alone check" in items[2][1].serial["pinned_rejected"]
+    assert items[0][1].serial["checked_alone"] is True and items[0][1].serial["concurrent"] == 2
+    assert out[0][1] >= 0.4 and out[2][1] >= 0.6  # pinned + check (+ alone)
+
+
+def test_without_the_check_no_alone_timing_runs_for_a_pinned_timing_that_passes():
+    oracle, items = FakeOracle(), _items(2)
+    oracle.checks = {"t0": [2.0, 2.0, 2.0]}
+    settle_tasks(items, oracle, [0, 1], max_median_error=0.01, max_background=0.5)
+    assert {e[0] for e in oracle.log} == {"pinned"} and items[0][1].serial["checked_alone"] is False
 
 
 def test_a_broken_reference_is_not_settled_and_the_others_are():
@@ -268,12 +293,13 @@ def _pool_items():
     return [(task, f"candidate {k} of {task.id}", "cpu") for task in tasks for k in range(2)]
 
 
-def _run_pool(cores, width=0, dies=False):
+def _run_pool(cores, width=0, dies=False, check=False):
     log: list = []
     barrier = threading.Barrier(2, timeout=2.0)
     lanes = [SettlingLane("l0", cores[0], barrier, log, dies_at_close=dies), SettlingLane("l1", cores[1], barrier, log)]
     config = pool_config(None, 2)
     config.timing_config.serial_settle_width = width
+    config.timing_config.serial_settle_check = check
     pool = DevicePool(config, lanes)
     results = pool.evaluate_many(_pool_items())
     return pool, results, log
@@ -288,12 +314,25 @@ def test_lanes_on_cores_of_their_own_settle_at_once():
     assert all(lane["settle_s"] > 0 for lane in pool.lane_stats["lanes"].values())
 
 
-@pytest.mark.parametrize("cores, width", [([(0, 1), (1, 2)], 0), ([(0, 1), ()], 0), ([(0, 1), (2, 3)], 1)])
-def test_lanes_sharing_cores_unpinned_or_settling_alone_close_one_after_another(cores, width):
-    pool, results, log = _run_pool(cores, width)
+@pytest.mark.parametrize(
+    "cores, width, check",
+    [([(0, 1), (1, 2)], 0, False), ([(0, 1), ()], 0, False), ([(0, 1), (2, 3)], 1, False), ([(0, 1), (2, 3)], 0, True)],
+)
+def test_lanes_sharing_cores_unpinned_settling_alone_or_checking_alone_close_one_after_another(cores, width, check):
+    pool, results, log = _run_pool(cores, width, check=check)
     order = [kind for kind, _, _ in log]
     assert order == ["close_start", "close_end", "close_start", "close_end"]  # the barrier broke: one at a time
     assert [r.task_id for r in results] == ["restated", "vec_scale", "restated", "sin_series"]
+
+
+def test_lanes_whose_cores_are_smt_siblings_settle_one_after_another(monkeypatch):
+    import regrapht.eval.spread as spread
+
+    monkeypatch.setattr(spread, "core_siblings", lambda cpu: frozenset({cpu % 4, cpu % 4 + 4}))
+    _, _, log = _run_pool([(0, 1), (4, 5)])  # cores 4 and 5 are 0's and 1's siblings
+    assert [kind for kind, _, _ in log] == ["close_start", "close_end", "close_start", "close_end"]
+    _, _, log = _run_pool([(0, 1), (2, 3)])
+    assert [kind for kind, _, _ in log][:2] == ["close_start", "close_start"]
 
 
 def test_a_lane_that_dies_while_the_lanes_settle_at_once_keeps_its_records():

@@ -60,6 +60,11 @@ class TimingConfig:
     # physical core of its own (eval/settle.py); a timing that fails the rule above on its own is
     # timed again alone. 0: one per physical core the evaluator may use; 1: one at a time, alone.
     serial_settle_width: int = 0
+    # Also time each pinned task alone, briefly (3 rounds), after every pinned timing has ended, and
+    # time it again alone in full where the two medians disagree by more than their errors allow.
+    # Off: it costs a reference process per task; benchmarks/serial_pinned.py says whether a host
+    # needs it.
+    serial_settle_check: bool = False
 
 
 @dataclass

@@ -244,7 +244,9 @@ class Evaluator:
         cores = cores[: tc.serial_settle_width] if tc.serial_settle_width > 0 else cores
 
         def settle(items: list[tuple[Task, BenchReference]]) -> list[tuple[bool, float]]:
-            return settle_tasks(items, self.oracle, cores, tc.serial_max_median_error, tc.serial_max_background)
+            return settle_tasks(
+                items, self.oracle, cores, tc.serial_max_median_error, tc.serial_max_background, tc.serial_settle_check
+            )
 
         settle_serial_baselines(groups, results, self._timed, settle, self.spares.discard, self.secret)
 

@@ -267,6 +267,7 @@ class Oracle:
         quiet: bool,
         cpu: int | None = None,
         beside: int = 0,
+        max_rounds: int | None = None,
     ) -> SerialBaseline:
         """The reference's outputs on `cases` (the bench sets, or the checked calls' fresh inputs), then
         its timing: in a quiet section of its own (`quiet`), or in a turn, one timing at a time, beside
@@ -280,7 +281,7 @@ class Oracle:
             ["reference"],
             [],
             tc.serial_budget_s,
-            tc.serial_max_rounds,
+            max_rounds or tc.serial_max_rounds,
             min_rounds=3,
             warmup_rounds=0,  # the output-producing calls just before warmed pages and caches
             min_s=0.0,  # serial calls are long; its rounds and budget bound it
@@ -377,6 +378,12 @@ class Oracle:
             baseline.background_cores = max(baseline.background_cores or 0.0, again.background_cores or 0.0)
         baseline.key = key
         return baseline
+
+    def time_check(self, task: Task, bench: BenchReference) -> SerialBaseline:
+        """A short timing alone (`KEEP_MIN_SAMPLES` rounds) that a pinned timing's median must agree
+        with (`TimingConfig.serial_settle_check`). Raises ReferenceError where the reference fails."""
+        sets = [replace(s, expected={}, inputs={}) for s in bench.sets]
+        return self.time_serial(task, bench.dir, sets, None, True, max_rounds=KEEP_MIN_SAMPLES)
 
     def keep_settled(self, task: Task, bench: BenchReference, baseline: SerialBaseline) -> None:
         """Make a settle's timing `bench`'s baseline, kept in the store where acceptable."""

@@ -101,6 +101,7 @@ class SerialBaseline:
     # Other serial timings that ran at the same time, each pinned to a physical core of its own (a
     # batch's end, eval/settle.py); 0: timed alone. `background_cores` then counts this core only.
     concurrent: int = 0
+    checked_alone: bool = False  # a pinned timing whose median agreed with a short timing alone
 
     @property
     def median_s(self) -> float:
@@ -167,6 +168,7 @@ class SerialBaseline:
             "samples": len(self.samples),
             "timings": self.timings,
             "concurrent": self.concurrent,
+            "checked_alone": self.checked_alone,
         }
 
 

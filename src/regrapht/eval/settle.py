@@ -13,7 +13,7 @@ the last-level cache). So a pinned timing stands only where it passes the spread
 begun with nothing else on its physical core (`TimingConfig.serial_max_background`, counted on that
 core only), its median known to `serial_max_median_error` (no pooling across runs lets a noisy
 pinned timing through). Any other task is timed again alone, as before, and its record says why.
-`benchmarks/serial_spread.py --pinned` measures, per task, how far pinned medians sit from alone
+`benchmarks/serial_pinned.py` measures, per task, how far pinned medians sit from alone
 ones on a host: the check the spread rule cannot make.
 
 Records say what happened: `timings.serial.concurrent` (other timings that ran beside it; 0 alone),
@@ -43,6 +43,14 @@ class Settler(Protocol):
 
     def keep_settled(self, task: Task, bench: BenchReference, baseline: SerialBaseline) -> None: ...
 
+    def time_check(self, task: Task, bench: BenchReference) -> SerialBaseline: ...
+
+
+# Standard errors by which a pinned median may differ from a short alone check's, and the least
+# relative difference that counts (the samples' spread can read as zero for a handful of samples).
+CHECK_SIGMAS = 3.0
+CHECK_FLOOR = 0.01
+
 
 def pinned_problem(baseline: SerialBaseline, max_median_error: float, max_background: float) -> str | None:
     """Why a pinned timing must be replaced by one alone, or None: the alone rule, without the
@@ -62,17 +70,35 @@ def pinned_problem(baseline: SerialBaseline, max_median_error: float, max_backgr
     return None
 
 
+def disagreement(pinned: SerialBaseline, alone: SerialBaseline) -> str | None:
+    """Why a pinned median and a short alone check's disagree, or None: their difference over the
+    errors of both medians, at least CHECK_FLOOR of the alone median."""
+    if not alone.samples:
+        return "the alone check gave no samples"
+    diff = abs(pinned.median_s / alone.median_s - 1)
+    error = (pinned.rel_median_error**2 + alone.rel_median_error**2) ** 0.5
+    allowed = max(CHECK_FLOOR, CHECK_SIGMAS * error) if error != float("inf") else float("inf")
+    if diff > allowed:
+        return (
+            f"its median ({pinned.median_s * 1e3:.4g} ms) differs from a short alone check's "
+            f"({alone.median_s * 1e3:.4g} ms) by {diff:.2%} (at most {allowed:.2%})"
+        )
+    return None
+
+
 def settle_tasks(
     items: Sequence[tuple[Task, BenchReference]],
     settler: Settler,
     cores: Sequence[int],
     max_median_error: float,
     max_background: float,
+    check: bool = False,
 ) -> list[tuple[bool, float]]:
     """Settle each task's serial baseline; per item, whether it was settled (False: its reference
-    failed, the batch's timing stands) and the seconds its settle took (its pinned timing and any
-    alone re-time). With fewer than two `cores` (one logical CPU per physical core) or tasks, one
-    task after another, alone."""
+    failed, the batch's timing stands) and the seconds its settle took (its pinned timing, any alone
+    check and any alone re-time). With fewer than two `cores` (one logical CPU per physical core) or
+    tasks, one task after another, alone. With `check`, a pinned timing that passes the rule must
+    also agree with a short alone timing (`disagreement`)."""
     out: list[tuple[bool, float]] = [(False, 0.0)] * len(items)
     if len(cores) < 2 or len(items) < 2:
         for n, (task, bench) in enumerate(items):
@@ -97,22 +123,32 @@ def settle_tasks(
     with ThreadPoolExecutor(max_workers=width, thread_name_prefix="regrapht-settle") as threads:
         timed = list(threads.map(pinned, range(len(items))))
     alone: list[tuple[int, str]] = []
-    for n, ((task, bench), (baseline, seconds)) in enumerate(zip(items, timed)):
+    spent = [seconds for _, seconds in timed]
+    # Once every pinned timing has ended, the checks and re-times below run alone.
+    for n, ((task, bench), (baseline, _)) in enumerate(zip(items, timed)):
         if baseline is None:
-            out[n] = (False, seconds)
+            out[n] = (False, spent[n])
             continue
         problem = pinned_problem(baseline, max_median_error, max_background)
+        if problem is None and check:
+            began = time.perf_counter()
+            try:
+                problem = disagreement(baseline, settler.time_check(task, bench))
+            except ReferenceError:
+                problem = "its short alone check failed"
+            spent[n] += time.perf_counter() - began
+            if problem is None:
+                baseline.checked_alone = True
         if problem is None:
             settler.keep_settled(task, bench, baseline)
-            out[n] = (True, seconds)
+            out[n] = (True, spent[n])
         else:
             alone.append((n, problem))
-    # Once every pinned timing has ended: these are alone.
     for n, problem in alone:
         task, bench = items[n]
         began = time.perf_counter()
         ok = settler.settle(task, bench)
         if ok:
             bench.serial["pinned_rejected"] = problem
-        out[n] = (ok, timed[n][1] + time.perf_counter() - began)
+        out[n] = (ok, spent[n] + time.perf_counter() - began)
     return out

@@ -41,6 +41,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from regrapht.eval.cpu_meter import core_siblings
 from regrapht.eval.lanes import (
     Item,
     Lane,
@@ -228,13 +229,17 @@ class Batch:
 
     def _settle_side_by_side(self, lanes: list[Lane]) -> bool:
         """Whether the lanes may settle at once: several, batch-end timings pinned per core
-        (`TimingConfig.serial_settle_width` not 1), and each lane pinned to cores no other has."""
-        if len(lanes) < 2 or self.pool.config.timing_config.serial_settle_width == 1:
+        (`TimingConfig.serial_settle_width` not 1) and not checked alone (a lane's alone checks must
+        not run beside another lane's timings), and each lane pinned to physical cores no other has
+        (a share split between SMT siblings would put two lanes' timings on one core)."""
+        tc = self.pool.config.timing_config
+        if len(lanes) < 2 or tc.serial_settle_width == 1 or tc.serial_settle_check:
             return False
         shares = [set(getattr(getattr(lane, "spec", None), "cores", None) or ()) for lane in lanes]
         if not all(shares):
             return False
-        return sum(len(share) for share in shares) == len(set().union(*shares))
+        physical = [set().union(*(core_siblings(cpu) for cpu in share)) for share in shares]
+        return sum(len(share) for share in physical) == len(set().union(*physical))
 
     def _close_one(self, key: int, lane: Lane) -> None:
         began = time.perf_counter()
