@@ -339,3 +339,25 @@ def test_a_lane_that_dies_while_the_lanes_settle_at_once_keeps_its_records():
     pool, results, _ = _run_pool([(0, 1), (2, 3)], dies=True)
     assert [r.task_id for r in results] == ["vec_scale", "vec_scale", "restated", "sin_series"]
     assert len(pool.deaths) == 1 and "l0" in pool.deaths[0]
+
+
+def test_a_store_from_before_the_settle_at_once_reads_as_timed_alone(tmp_path):
+    from regrapht.eval import serial_baselines
+    from regrapht.store import RunStore, Schema
+
+    path = tmp_path / "baselines.sqlite"
+    old = RunStore(path, schemas=[Schema("eval_serial_baselines", serial_baselines.SCHEMA.migrations[:2])])
+    with old.transaction() as conn:
+        conn.execute(
+            "INSERT INTO serial_baselines (key, task_id, fields_json, samples_json, median_s, rel_iqr, n, quiet,"
+            " background_cores, measured_at) VALUES ('k', 't', '{}', '[1.0, 1.0, 1.0]', 1.0, 0.0, 3, 1, 0.0, 'then')"
+        )
+    old.close()
+    store = SerialBaselineStore(path)
+    try:
+        kept = store.get("k")
+        assert kept is not None and kept.concurrent == 0 and kept.samples == [1.0, 1.0, 1.0]
+        fresh = SerialBaseline([2.0, 2.0, 2.0], True, 0.0, concurrent=3)
+        assert store.put("k2", {"task": "t"}, fresh) and store.get("k2").concurrent == 3
+    finally:
+        store.close()

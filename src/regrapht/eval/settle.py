@@ -14,7 +14,10 @@ begun with nothing else on its physical core (`TimingConfig.serial_max_backgroun
 core only), its median known to `serial_max_median_error` (no pooling across runs lets a noisy
 pinned timing through). Any other task is timed again alone, as before, and its record says why.
 `benchmarks/serial_pinned.py` measures, per task, how far pinned medians sit from alone
-ones on a host: the check the spread rule cannot make.
+ones on a host: the check the spread rule cannot make. Where a host shows such a bias,
+`TimingConfig.serial_settle_check` times each pinned task briefly alone as well, and times it again
+in full where the two medians disagree (`disagreement`); `serial_settle_width = 1` settles one task
+after another, alone, as before.
 
 Records say what happened: `timings.serial.concurrent` (other timings that ran beside it; 0 alone),
 and `pinned_rejected` where a pinned timing was replaced by one alone.
