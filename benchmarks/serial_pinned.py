@@ -118,6 +118,19 @@ def summary(rounds: list[dict], task_ids: list[str]) -> dict:
     }
 
 
+def write_report(out: Path, cores: list[int], rounds: list[dict], tasks) -> dict:
+    report = {
+        "cpu": toolchain.cpu_model(),
+        "usable_cpus": sorted(toolchain.usable_core_set()),
+        "cores": cores,
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "rounds": rounds,
+        "summary": summary(rounds, [t.id for t in tasks]),
+    }
+    (out / "serial_pinned.json").write_text(json.dumps(report, indent=1))
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("."))
@@ -125,8 +138,8 @@ def main() -> None:
     parser.add_argument("--tasks", nargs="*", default=FIXED_TASKS, help="Task ids or folders (default: the throughput set).")
     parser.add_argument("--width", type=int, default=0, help="Pinned timings at once (default 0: one per physical core).")
     args = parser.parse_args()
-    if args.rounds < 1:
-        parser.error("--rounds must be at least 1")
+    if args.rounds < 2:
+        parser.error("--rounds must be at least 2: the alone medians' spread between rounds is the yardstick")
     args.out.mkdir(parents=True, exist_ok=True)
     tasks = [task_of(name) for name in args.tasks]
     cores = one_per_core(toolchain.usable_core_set())
@@ -157,6 +170,7 @@ def main() -> None:
                         )
                     entry[f"{phase}_s"] = time.perf_counter() - began
                 rounds.append(entry)
+                write_report(args.out, cores, rounds, tasks)  # a run cut by its limit keeps its rounds
                 print(f"round {k + 1}: alone {entry['alone_s']:.1f} s, pinned {entry['pinned_s']:.1f} s", flush=True)
                 for task in tasks:
                     a, p = entry["alone"][task.id], entry["pinned"][task.id]
@@ -166,16 +180,7 @@ def main() -> None:
                         f" own-core background {p['background_cores']})" + (f"  REJECTED: {p['problem']}" if p["problem"] else ""),
                         flush=True,
                     )
-    report = {
-        "cpu": toolchain.cpu_model(),
-        "usable_cpus": sorted(toolchain.usable_core_set()),
-        "cores": cores,
-        "date": time.strftime("%Y-%m-%d %H:%M"),
-        "rounds": rounds,
-        "summary": summary(rounds, [t.id for t in tasks]),
-    }
-    (args.out / "serial_pinned.json").write_text(json.dumps(report, indent=1))
-    s = report["summary"]
+    s = write_report(args.out, cores, rounds, tasks)["summary"]
     print(
         f"\npinned vs alone over {args.rounds} rounds: {s['within']} of {len(s['tasks'])} tasks within their alone "
         f"spread; largest |pinned/alone - 1| {100 * (s['max_deviation'] or 0):.2f}%, median alone spread "
