@@ -20,7 +20,7 @@ from regrapht.eval.lanes import LaneDied
 from regrapht.eval.oracle import ReferenceError
 from regrapht.eval.pool import DevicePool, pool_config
 from regrapht.eval.serial_baselines import SerialBaseline, SerialBaselineStore
-from regrapht.eval.settle import pinned_problem, settle_tasks
+from regrapht.eval.settle import pinned_problem, settle_tasks, share_physical_cores
 from regrapht.tasks import load_task
 from tests.eval.conftest import HERE, candidate, quick_config
 
@@ -266,6 +266,8 @@ class SettlingLane:
 
     def call(self, fn, *args):
         if fn.__name__ == "close_batch":
+            if args:
+                self.log.append(("cores", self.name, args[0]))
             self.log.append(("close_start", self.name, time.monotonic()))
             with contextlib.suppress(threading.BrokenBarrierError):
                 self.barrier.wait()
@@ -305,9 +307,13 @@ def _run_pool(cores, width=0, dies=False, check=False):
     return pool, results, log
 
 
-def test_lanes_on_cores_of_their_own_settle_at_once():
+def test_lanes_on_cores_of_their_own_settle_at_once(monkeypatch):
+    import regrapht.eval.settle as settle_module
+
+    monkeypatch.setattr(settle_module, "core_siblings", lambda cpu: frozenset({cpu}))  # no SMT
     pool, results, log = _run_pool([(0, 1), (2, 3)])
     starts = [t for kind, _, t in log if kind == "close_start"]
+    assert {name: cores for kind, name, cores in log if kind == "cores"} == {"l0": [0, 1], "l1": [2, 3]}
     ends = [t for kind, _, t in log if kind == "close_end"]
     assert len(starts) == 2 and max(starts) < min(ends)  # both settles were under way together
     assert [r.task_id for r in results] == ["restated", "vec_scale", "restated", "sin_series"]
@@ -321,18 +327,29 @@ def test_lanes_on_cores_of_their_own_settle_at_once():
 def test_lanes_sharing_cores_unpinned_settling_alone_or_checking_alone_close_one_after_another(cores, width, check):
     pool, results, log = _run_pool(cores, width, check=check)
     order = [kind for kind, _, _ in log]
-    assert order == ["close_start", "close_end", "close_start", "close_end"]  # the barrier broke: one at a time
+    assert order == ["close_start", "close_end", "close_start", "close_end"]  # and no cores given  # the barrier broke: one at a time
     assert [r.task_id for r in results] == ["restated", "vec_scale", "restated", "sin_series"]
 
 
-def test_lanes_whose_cores_are_smt_siblings_settle_one_after_another(monkeypatch):
-    import regrapht.eval.spread as spread
+def test_physical_cores_are_divided_between_lanes_whose_shares_split_smt_siblings(monkeypatch):
+    import regrapht.eval.settle as settle_module
 
-    monkeypatch.setattr(spread, "core_siblings", lambda cpu: frozenset({cpu % 4, cpu % 4 + 4}))
-    _, _, log = _run_pool([(0, 1), (4, 5)])  # cores 4 and 5 are 0's and 1's siblings
-    assert [kind for kind, _, _ in log] == ["close_start", "close_end", "close_start", "close_end"]
-    _, _, log = _run_pool([(0, 1), (2, 3)])
-    assert [kind for kind, _, _ in log][:2] == ["close_start", "close_start"]
+    monkeypatch.setattr(settle_module, "core_siblings", lambda cpu: frozenset({cpu % 4, cpu % 4 + 4}))
+    # Cores 4-7 are 0-3's siblings: four physical cores for two lanes, two each, never one twice.
+    assert share_physical_cores([{0, 1, 2, 3}, {4, 5, 6, 7}]) == [[0, 2], [5, 7]]
+    assert share_physical_cores([{0, 4}, {1, 5}]) == [[0], [1]]  # each lane has whole cores
+    assert share_physical_cores([{0, 1, 4, 5}, {2, 3}]) == [[0, 1], [2, 3]]
+
+
+def test_lanes_whose_shares_split_smt_siblings_settle_at_once_on_cores_of_their_own(monkeypatch):
+    import regrapht.eval.settle as settle_module
+
+    monkeypatch.setattr(settle_module, "core_siblings", lambda cpu: frozenset({cpu % 4, cpu % 4 + 4}))
+    _, results, log = _run_pool([(0, 1, 2, 3), (4, 5, 6, 7)])
+    assert [kind for kind, _, _ in log if kind.startswith("close")][:2] == ["close_start", "close_start"]
+    given = {name: cores for kind, name, cores in log if kind == "cores"}
+    assert given == {"l0": [0, 2], "l1": [5, 7]}
+    assert [r.task_id for r in results] == ["restated", "vec_scale", "restated", "sin_series"]
 
 
 def test_a_lane_that_dies_while_the_lanes_settle_at_once_keeps_its_records():
@@ -361,3 +378,20 @@ def test_a_store_from_before_the_settle_at_once_reads_as_timed_alone(tmp_path):
         assert store.put("k2", {"task": "t"}, fresh) and store.get("k2").concurrent == 3
     finally:
         store.close()
+
+
+def test_a_lane_settles_on_the_cores_the_pool_gives_it(tmp_path, build_cache):
+    from regrapht.eval.devices import LaneSpec
+    from regrapht.eval.lanes import LaneState, close_batch, evaluate_batch, open_batch
+
+    tasks = [load_task(HERE / "tasks" / name) for name in ("vec_scale", "vec_scale_host")]
+    state = LaneState(LaneSpec("cpu0"), _config(tmp_path, build_cache))
+    try:
+        open_batch(state)
+        evaluate_batch(state, [(task, candidate("correct.cpp"), "cpu") for task in tasks])
+        first = sorted(os.sched_getaffinity(0))[0]
+        restated = close_batch(state, [first])  # one core: its two tasks one after another, alone
+    finally:
+        state.close()
+    assert [place for place, _ in restated] == [0, 1]
+    assert all(r.timings["serial"]["concurrent"] == 0 and r.seconds["serial_settle"] > 0 for _, r in restated)

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
+from regrapht.eval.cpu_meter import core_siblings
 from regrapht.eval.oracle import ReferenceError
 from regrapht.eval.reference import BenchReference
 from regrapht.eval.serial_baselines import KEEP_MIN_SAMPLES, SerialBaseline
@@ -53,6 +54,25 @@ class Settler(Protocol):
 # relative difference that counts (the samples' spread can read as zero for a handful of samples).
 CHECK_SIGMAS = 3.0
 CHECK_FLOOR = 0.01
+
+
+def share_physical_cores(shares: Sequence[set[int]]) -> list[list[int]]:
+    """Per lane, the logical CPUs of its share (one per physical core) its settle may pin timings to,
+    no physical core given to two lanes. Where shares split SMT siblings (a lane's CPU 3 and another's
+    CPU 19 on one core), each such core goes to the lane with fewest so far, so lanes that settle at
+    once never time on one core."""
+    owner_of = {cpu: lane for lane, share in enumerate(shares) for cpu in share}
+    out: list[list[int]] = [[] for _ in shares]
+    seen: set[int] = set()
+    for cpu in sorted(owner_of):
+        if cpu in seen:
+            continue
+        siblings = core_siblings(cpu) & owner_of.keys()
+        seen |= siblings
+        lanes = sorted({owner_of[c] for c in siblings}, key=lambda lane: (len(out[lane]), lane))
+        lane = lanes[0]
+        out[lane].append(min(c for c in siblings if owner_of[c] == lane))
+    return [sorted(cores) for cores in out]
 
 
 def pinned_problem(baseline: SerialBaseline, max_median_error: float, max_background: float) -> str | None:

@@ -41,7 +41,6 @@ from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from regrapht.eval.cpu_meter import core_siblings
 from regrapht.eval.lanes import (
     Item,
     Lane,
@@ -54,6 +53,7 @@ from regrapht.eval.lanes import (
     warm,
 )
 from regrapht.eval.record import Evaluation
+from regrapht.eval.settle import share_physical_cores
 from regrapht.tasks import Task
 
 if TYPE_CHECKING:
@@ -67,6 +67,11 @@ LOOKAHEAD = 2
 # other lanes to take: with two tasks in one call, the lane's evaluator runs one task's candidates
 # while the other's bench data is still being built, instead of a worker waiting on it with its GPU.
 CALL_SPARE_GROUPS = 2
+
+
+def lane_cores(lane: Lane) -> set[int]:
+    """The cores a local lane is pinned to (empty: unpinned, or a lane that does not say)."""
+    return set(getattr(getattr(lane, "spec", None), "cores", None) or ())
 
 
 class PoolExhausted(RuntimeError):
@@ -214,9 +219,10 @@ class Batch:
         idle, as before session 14."""
         opened = [(key, lane) for key, lane in self.opened.items() if lane.alive]
         if self._settle_side_by_side([lane for _, lane in opened]):
+            cores = share_physical_cores([lane_cores(lane) for _, lane in opened])
             threads = [
-                threading.Thread(target=self._close_one, args=(key, lane), name=f"regrapht-close-{lane.name}")
-                for key, lane in opened
+                threading.Thread(target=self._close_one, args=(key, lane, mine), name=f"regrapht-close-{lane.name}")
+                for (key, lane), mine in zip(opened, cores)
             ]
             for thread in threads:
                 thread.start()
@@ -230,21 +236,21 @@ class Batch:
     def _settle_side_by_side(self, lanes: list[Lane]) -> bool:
         """Whether the lanes may settle at once: several, batch-end timings pinned per core
         (`TimingConfig.serial_settle_width` not 1) and not checked alone (a lane's alone checks must
-        not run beside another lane's timings), and each lane pinned to physical cores no other has
-        (a share split between SMT siblings would put two lanes' timings on one core)."""
+        not run beside another lane's timings), and each lane pinned to cores no other has. Shares
+        that split SMT siblings settle at once on physical cores divided between the lanes
+        (`settle.share_physical_cores`)."""
         tc = self.pool.config.timing_config
         if len(lanes) < 2 or tc.serial_settle_width == 1 or tc.serial_settle_check:
             return False
-        shares = [set(getattr(getattr(lane, "spec", None), "cores", None) or ()) for lane in lanes]
+        shares = [lane_cores(lane) for lane in lanes]
         if not all(shares):
             return False
-        physical = [set().union(*(core_siblings(cpu) for cpu in share)) for share in shares]
-        return sum(len(share) for share in physical) == len(set().union(*physical))
+        return sum(len(share) for share in shares) == len(set().union(*shares))
 
-    def _close_one(self, key: int, lane: Lane) -> None:
+    def _close_one(self, key: int, lane: Lane, settle_cores: list[int] | None = None) -> None:
         began = time.perf_counter()
         try:
-            restated = lane.call(close_batch)
+            restated = lane.call(close_batch, settle_cores) if settle_cores is not None else lane.call(close_batch)
         except LaneDied as exc:  # its records stand, with the serial timing they were judged by
             self.pool.deaths.append(str(exc))
             return
