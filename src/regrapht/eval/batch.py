@@ -142,7 +142,7 @@ def restate_serial(
     ev.timings["serial"]["restated_from"] = {
         "median_s": batch_timing.get("median_s"),
         "quiet": batch_timing.get("quiet"),
-        "why": "timed in turns beside the batch; timed again alone at its end",
+        "why": "timed in turns beside the batch; timed again at its end (alone, or pinned beside `concurrent` others)",
     }
     seed = derive_seed(secret, task.id, "bootstrap")
     ev.speedups["serial"] = speedup(serial, candidate, "serial", seed).to_dict()
