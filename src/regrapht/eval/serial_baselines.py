@@ -98,8 +98,9 @@ class SerialBaseline:
     timings: int = 1  # quiet timings (evaluator runs) the samples come from
     key: str = ""
     not_kept: str = ""  # why a fresh timing was not kept for later runs
-    # Other serial timings that ran at the same time, each pinned to a physical core of its own (a
-    # batch's end, eval/settle.py); 0: timed alone. `background_cores` then counts this core only.
+    # Other serial timings that could run at the same time (the settle's width less one: an upper
+    # bound), each pinned to a physical core of its own (a batch's end, eval/settle.py); 0: timed
+    # alone. `background_cores` then counts this timing's physical core only.
     concurrent: int = 0
     checked_alone: bool = False  # a pinned timing whose median agreed with a short timing alone
 
