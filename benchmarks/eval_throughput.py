@@ -129,6 +129,9 @@ def throughput(
         config.timing_config.fresh_inputs = fresh
         config.timing_config.interval_stop = stop_rule == "interval"
         config.serial_cache = baselines
+        if SETTLE_WIDTH is not None:
+            config.timing_config.serial_settle_width = SETTLE_WIDTH
+        config.timing_config.serial_settle_check |= SETTLE_CHECK
         if serial_store is not None and copy_store:
             # A copy per run: every run starts from the same kept baselines, and none adds to the next's.
             copy = Path(cache) / "serial-baselines.sqlite"
@@ -154,7 +157,7 @@ def throughput(
         if serial_store is not None and copy_store
         else f"from {serial_store} (reused where kept, added to)"
         if serial_store is not None
-        else "from a fresh store (timed in the batch, settled alone at its end)"
+        else "from a fresh store (timed in the batch, settled at its end, pinned one per core or alone)"
     )
     # The device is held from a worker's job hand-off to its exit; a spare's start-up overlaps the
     # previous worker, so it is reported beside that figure rather than in it.
@@ -195,9 +198,13 @@ def throughput(
         path = out / f"throughput_rows_{tag}_run{repeat}.json"
     path.write_text(json.dumps(rows, indent=1))
     builds = {r.task_id: r.seconds["bench_build"] for r in results if "bench_build" in r.seconds}
-    # The batch's end settles each task's serial baseline alone (every lane idle): a cost per task
-    # and host, the same for one GPU or several, which no number of GPUs shortens.
-    settle_s = sum({r.task_id: r.seconds["serial_settle"] for r in results if "serial_settle" in r.seconds}.values())
+    # The batch's end settles the serial baselines no store kept (every lane's device idle). Since
+    # session 14 its tasks are timed at once, one per physical core (eval/settle.py), and lanes on
+    # cores of their own settle at once: the settle's wall time is the union of the settles' spans;
+    # the per-task seconds summed say what one after another would have cost.
+    settle_s = settle_wall(results)
+    settle_task_s = sum({r.task_id: r.seconds["serial_settle"] for r in results if "serial_settle" in r.seconds}.values())
+    pinned = {r.task_id: r.timings["serial"] for r in results if "settle_span" in r.timings.get("serial", {})}
     before_settle = max(1e-9, wall - settle_s)
     return {
         "target": target,
@@ -220,6 +227,10 @@ def throughput(
         "copies": copies,
         "evals_per_minute_wall": 60 * len(items) / wall,
         "settle_s": round(settle_s, 3),
+        "settle_task_s": round(settle_task_s, 3),
+        "settled_tasks": len(pinned),
+        "settled_pinned": sum(1 for t in pinned.values() if t.get("concurrent") and not t.get("pinned_rejected")),
+        "settled_rejected": sorted(k for k, t in pinned.items() if t.get("pinned_rejected")),
         "evals_per_minute_wall_before_settle": 60 * len(items) / before_settle,
         "evals_per_gpu_minute": 60 * len(items) / worker_s if worker_s else None,
         # The wall time of every GPU the run held: what a multi-GPU run is charged for its GPUs.
@@ -256,6 +267,24 @@ def held_phases(seconds: dict) -> dict[str, float]:
     out["staging"] = max(0.0, seconds.get("bench_setup", 0.0) - out["bench_wait"] - out["judge_stage"])
     out["other"] = max(0.0, worker - sum(out.values()))
     return {k: out[k] for k in HELD_PHASES}
+
+
+# --serial-settle-width, where given: TimingConfig.serial_settle_width of every throughput run.
+SETTLE_WIDTH: int | None = None
+SETTLE_CHECK = False  # --serial-settle-check
+
+
+def settle_wall(results) -> float:
+    """Seconds during which any batch-end settle ran: the union of the records' settle spans."""
+    spans = sorted(
+        {(s["began"], s["ended"]) for r in results if (s := r.timings.get("serial", {}).get("settle_span"))}
+    )
+    total, reach = 0.0, float("-inf")
+    for began, ended in spans:
+        if ended > reach:
+            total += ended - max(began, reach)
+            reach = ended
+    return total
 
 
 def phase_breakdown(results: list) -> dict:
@@ -519,7 +548,7 @@ def main() -> None:
         type=Path,
         default=None,
         help="A store of serial baselines to use and fill (default: a fresh one in the cold compile "
-        "cache, so every baseline is timed beside the batch and settled alone at its end). Run twice "
+        "cache, so every baseline is timed beside the batch and settled at its end). Run twice "
         "with the same path to measure a batch whose baselines are kept.",
     )
     parser.add_argument(
@@ -566,9 +595,25 @@ def main() -> None:
         help="The mix this many times per task, each copy compiled and judged anew (default 1: 50 candidates "
         "over the 10 tasks). More copies weigh start-up and per-task costs less in a scaling ratio.",
     )
+    parser.add_argument(
+        "--serial-settle-width",
+        type=int,
+        default=None,
+        help="Serial baselines a batch's end times at once, one per physical core (default: the evaluator's, "
+        "0 = one per physical core; 1 = one after another, alone, as before session 14).",
+    )
+    parser.add_argument(
+        "--serial-settle-check",
+        action="store_true",
+        help="Check each pinned serial timing against a short one alone (TimingConfig.serial_settle_check).",
+    )
     args = parser.parse_args()
     if args.copies < 1:
         parser.error("--copies must be at least 1")
+    if args.serial_settle_width is not None and args.serial_settle_width < 0:
+        parser.error("--serial-settle-width must be 0 (one per physical core) or more")
+    global SETTLE_WIDTH, SETTLE_CHECK
+    SETTLE_WIDTH, SETTLE_CHECK = args.serial_settle_width, args.serial_settle_check
     if args.gpus and args.target != "cuda":
         parser.error("--gpus is for --target cuda; on the cpu target give --cpu-lanes")
     if args.cpu_lanes and args.target != "cpu":
@@ -604,7 +649,9 @@ def main() -> None:
                         print(f"measured: {t['mix']} mix, {t['mode']}, {t['stop_rule']} stop, lanes {t['lanes'] or 'in process'}: "
                               f"{t['candidates']} candidates in {t['wall_s']:.1f} s = {t['evals_per_minute_wall']:.1f} "
                               f"evaluations per wall minute ({t['evals_per_minute_wall_before_settle']:.1f} before the batch-end "
-                              f"serial settle of {t['settle_s']:.1f} s); statuses {t['statuses']}; {t['state']}\n"
+                              f"serial settle of {t['settle_s']:.1f} s: {t['settled_tasks']} tasks, {t['settled_pinned']} kept "
+                              f"pinned at once, re-timed alone {t['settled_rejected']}, {t['settle_task_s']:.1f} s summed "
+                              f"per task); statuses {t['statuses']}; {t['state']}\n"
                               f"  lanes: {format_lanes(t['lanes_report'])}", flush=True)
         print(json.dumps(report["throughput"], indent=1), flush=True)
         for line in scaling(report["throughput"]):

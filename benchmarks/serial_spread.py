@@ -7,8 +7,10 @@ runs interleaved so each sees the same machine:
 
 - `per-run`: the serial reference timed in every run beside the batch's other work, as before
   issue 20 (no quiet section, no kept baselines);
-- `quiet`: a fresh store each run, so every run times each task beside its batch and again alone
-  once the batch is done (the timing its records divide by);
+- `quiet`: a fresh store each run, so every run times each task beside its batch and again once
+  the batch is done (the timing its records divide by): since session 14 the tasks at once, one per
+  physical core, where each passes the spread rule on its own (`serial_pinned.py` compares that
+  with alone timings);
 - `kept`: one store for all its runs: the first acceptable quiet timing is kept, and later runs
   reuse it.
 

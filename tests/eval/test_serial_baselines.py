@@ -287,8 +287,9 @@ def test_a_batch_settles_its_serial_baselines_alone_at_its_end(tmp_path, build_c
     monkeypatch.setattr(candidates_module, "run_worker", recording_run)
     monkeypatch.setattr(oracle_module, "draw_bench_sets", recording_draw)
     host = load_task(HERE / "tasks" / "vec_scale_host")
-    # Nothing is kept during the batch: each task's baseline must be settled at its end.
-    config = _config(tmp_path, build_cache, serial_max_background=-1.0)
+    # Nothing is kept during the batch: each task's baseline must be settled at its end; one task
+    # at a time, alone (the pinned settle, several at once, is tests/eval/test_settle.py's).
+    config = _config(tmp_path, build_cache, serial_max_background=-1.0, serial_settle_width=1)
     config.reference_threads = 2
     items = [
         (task, candidate("correct.cpp") + f"\n// variant {i}\n", "cpu") for i in range(3) for task in (vec_scale, host)

@@ -142,7 +142,7 @@ def restate_serial(
     ev.timings["serial"]["restated_from"] = {
         "median_s": batch_timing.get("median_s"),
         "quiet": batch_timing.get("quiet"),
-        "why": "timed in turns beside the batch; timed again alone at its end",
+        "why": "timed in turns beside the batch; timed again at its end (alone, or pinned beside `concurrent` others)",
     }
     seed = derive_seed(secret, task.id, "bootstrap")
     ev.speedups["serial"] = speedup(serial, candidate.values, "serial", seed, candidate_sets=candidate.sets).to_dict()
@@ -155,15 +155,16 @@ def settle_serial_baselines(
     groups: list[tuple[Task, Future | None, list[int]]],
     results: list[Evaluation],
     timed: dict[int, SetSamples],
-    settle: Callable[[Task, BenchReference], bool],
+    settle: Callable[[list[tuple[Task, BenchReference]]], list[tuple[bool, float]]],
     before: Callable[[], None],
     secret: bytes,
 ) -> None:
     """The batch's quiet moment: `groups` are its tasks, each with its bench build (None if never
     started) and the indices of its records. Each task whose batch-time serial timing was not kept
-    and whose bench data is still kept is timed again alone (`settle`, True when done), and its
-    records (`timed`: id(record) -> its candidate's samples) are restated with it. `before` runs
-    once first, when any is to be settled."""
+    and whose bench data is still kept is timed again with nothing else of the evaluator running
+    (`settle`, given them all: per task, whether it was settled and its seconds; eval/settle.py),
+    and its records (`timed`: id(record) -> its candidate's samples) are restated with it. `before`
+    runs once first, when any is to be settled."""
     unsettled: list[tuple[Task, BenchReference, list[int]]] = []
     for task, future, indices in groups:
         if future is None or not future.done() or future.exception() is not None:
@@ -176,14 +177,20 @@ def settle_serial_baselines(
         if bench.serial.get("source") == "measured" and bench.serial.get("not_kept"):
             unsettled.append((task, bench, indices))
         # else kept: from the store, or this batch's own timing was acceptable
-    if unsettled:
-        before()
-    for task, bench, indices in unsettled:
-        began = time.perf_counter()
-        if not settle(task, bench):
+    if not unsettled:
+        return
+    before()
+    # System-wide monotonic clock (Linux): spans of several lanes' settles can be merged by a reader.
+    began = time.monotonic()
+    settled = settle([(task, bench) for task, bench, _ in unsettled])
+    span = {"began": began, "ended": time.monotonic(), "tasks": len(unsettled)}
+    for (task, bench, indices), (ok, seconds) in zip(unsettled, settled):
+        if not ok:
             continue  # the batch's timing stands, and says why it was not kept
-        settle_s = round(time.perf_counter() - began, 4)
+        settle_s = round(seconds, 4)
         for i in indices:
             if restate_serial(results[i], timed.get(id(results[i])), task, bench, secret):
-                # The task's, as bench_build is: a cost of the batch's end, not of each record.
+                # The task's, as bench_build is: a cost of the batch's end, not of each record. Tasks
+                # settled at once overlap: the settle's wall time is its span's.
                 results[i].seconds["serial_settle"] = settle_s
+                results[i].timings["serial"]["settle_span"] = span

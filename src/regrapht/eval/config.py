@@ -56,6 +56,15 @@ class TimingConfig:
     # meanwhile. Otherwise it serves its own run, and the next run times again.
     serial_max_median_error: float = 0.01
     serial_max_background: float = 0.5
+    # A batch's end times up to this many tasks' serial references at once, each pinned to a
+    # physical core of its own (eval/settle.py); a timing that fails the rule above on its own is
+    # timed again alone. 0: one per physical core the evaluator may use; 1: one at a time, alone.
+    serial_settle_width: int = 0
+    # Also time each pinned task alone, briefly (3 rounds), after every pinned timing has ended, and
+    # time it again alone in full where the two medians disagree by more than their errors allow.
+    # Off: it costs a reference process per task; benchmarks/serial_pinned.py says whether a host
+    # needs it.
+    serial_settle_check: bool = False
 
 
 @dataclass

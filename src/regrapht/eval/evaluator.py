@@ -22,6 +22,7 @@ from regrapht.eval.bench_cache import BenchCache, build_order
 from regrapht.eval.candidates import CandidateRun, CandidateRunner, SandboxPolicy, SandboxUnavailable
 from regrapht.eval.compile import Compiler, CompileResult, Kind
 from regrapht.eval.config import EvalConfig
+from regrapht.eval.cpu_meter import one_per_core
 from regrapht.eval.device_judging import DeviceJudging
 from regrapht.eval.entry import for_task as task_entry
 from regrapht.eval.jobs import DEVICE_CHECK_SOURCE, HOST_PERTURB_SOURCE, Jobs, params
@@ -35,6 +36,7 @@ from regrapht.eval.reference import (
 )
 from regrapht.eval.runner import WorkerOutcome
 from regrapht.eval.scratch import OWNER_FILE, make_workdir, sweep_stale_scratch
+from regrapht.eval.settle import settle_tasks
 from regrapht.eval.spares import SparePool
 from regrapht.eval.stats import SetSamples
 from regrapht.eval.timing_turn import Hold, QuietGate
@@ -209,22 +211,23 @@ class Evaluator:
         self._span.depth += 1
         self._batches += 1
 
-    def close_batch(self) -> list[Evaluation]:
-        """Settle, alone, the serial baselines of every call since `open_batch`, as one call settles
-        its own at its end; the records restated."""
+    def close_batch(self, settle_cores: list[int] | None = None) -> list[Evaluation]:
+        """Settle the serial baselines of every call since `open_batch`, as one call settles its own
+        at its end; the records restated. `settle_cores`: the logical CPUs (one per physical core) the
+        settle may pin timings to (default: one per physical core this process may use)."""
         closed = self._span.close()
         if closed is None:
             return []
         prepared, results = closed
         try:
-            self._settle_serial_baselines(prepared, results)
+            self._settle_serial_baselines(prepared, results, settle_cores)
         finally:
             self._batches -= 1
             for r in results:
                 self._timed.pop(id(r), None)
         return [r for r in results if "serial_settle" in r.seconds]
 
-    def _settle_serial_baselines(self, prepared: list[Prepared], results: list[Evaluation]) -> None:
+    def _settle_serial_baselines(self, prepared: list[Prepared], results: list[Evaluation], settle_cores: list[int] | None = None) -> None:  # fmt: skip
         """The batch's quiet moment. During a batch, a task without a kept serial baseline is timed
         in turns once its bench data is handed out, beside the batch's compiles, builds and candidates (waiting for
         quiet there idled the device: e723cfb). Now nothing else runs: each such task whose bench
@@ -238,7 +241,14 @@ class Evaluator:
         groups = [(prepared[ix[0]].task, self.benches.future(prepared[ix[0]].task), ix) for ix in by_task.values()]
         # The spare for the next candidate would bring up its CUDA context beside the timings: the
         # next batch starts its first worker afresh instead (spares.discard, before any is settled).
-        settle_serial_baselines(groups, results, self._timed, self.oracle.settle, self.spares.discard, self.secret)
+        tc = self.config.timing_config
+        cores = one_per_core(toolchain.usable_core_set()) if settle_cores is None else list(settle_cores)
+        cores = cores[: tc.serial_settle_width] if tc.serial_settle_width > 0 else cores
+
+        def settle(items: list[tuple[Task, BenchReference]]) -> list[tuple[bool, float]]:
+            return settle_tasks(items, self.oracle, cores, tc.serial_max_median_error, tc.serial_max_background, tc.serial_settle_check)  # fmt: skip
+
+        settle_serial_baselines(groups, results, self._timed, settle, self.spares.discard, self.secret)
 
     def next_runnable(self, prepared: list[Prepared], pending: list[int]) -> int:
         """The pending item to run next (see `batch.next_runnable`)."""

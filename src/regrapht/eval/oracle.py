@@ -5,6 +5,7 @@ outputs never leave the parent: the reference's output files are read into memor
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import threading
@@ -19,7 +20,7 @@ import numpy as np
 
 from regrapht.eval.compile import Compiler, CompileResult, default_cache_dir
 from regrapht.eval.config import EvalConfig
-from regrapht.eval.cpu_meter import BackgroundMeter
+from regrapht.eval.cpu_meter import BackgroundMeter, core_siblings
 from regrapht.eval.entry import for_task as task_entry
 from regrapht.eval.jobs import Jobs, params
 from regrapht.eval.protocol import Event, timing_reply
@@ -43,7 +44,7 @@ from regrapht.eval.serial_baselines import (
     keep_or_pool,
     open_store,
 )
-from regrapht.eval.timing_turn import Hold, QuietGate, TimingTurn
+from regrapht.eval.timing_turn import Hold, PinnedTurn, QuietGate, TimingTurn
 from regrapht.eval.verdicts import GUARD_BYTES, crash_message
 from regrapht.store import StoreError
 from regrapht.tasks import Task, derive_seed
@@ -257,12 +258,12 @@ class Oracle:
             for future in [pool.submit(self.run_reference, task, [case], None) for case in cases]:
                 future.result()  # the first failure is raised once every process has ended
 
-    def time_serial(
-        self, task: Task, root: Path, cases: list[RefCase], hold: Hold | None, quiet: bool
-    ) -> SerialBaseline:
+    def time_serial(self, task: Task, root: Path, cases: list[RefCase], hold: Hold | None, quiet: bool,
+                    cpu: int | None = None, beside: int = 0, max_rounds: int | None = None) -> SerialBaseline:  # fmt: skip
         """The reference's outputs on `cases` (the bench sets, or the checked calls' fresh inputs), then
         its timing: in a quiet section of its own (`quiet`), or in a turn, one timing at a time, beside
-        other work."""
+        other work. With `cpu`: pinned to that logical CPU, beside `beside` other such timings at a
+        batch's end (no turn; the background counted on its physical core only)."""
         tc = self.config.timing_config
         spec = self.jobs.timing_spec(
             task,
@@ -271,7 +272,7 @@ class Oracle:
             ["reference"],
             [],
             tc.serial_budget_s,
-            tc.serial_max_rounds,
+            max_rounds or tc.serial_max_rounds,
             min_rounds=3,
             warmup_rounds=0,  # the output-producing calls just before warmed pages and caches
             min_s=0.0,  # serial calls are long; its rounds and budget bound it
@@ -279,13 +280,15 @@ class Oracle:
         # A quiet timing may become the machine's baseline, which needs samples enough to know its
         # median (KEEP_MIN_SAMPLES); one in turns beside a batch only serves its batch, settled later.
         spec["floor_rounds"] = KEEP_MIN_SAMPLES if quiet else 1
-        turn = TimingTurn(self.quiet, hold, quiet=quiet, max_wait_s=tc.serial_quiet_wait_s)
+        turn: TimingTurn | PinnedTurn = (
+            PinnedTurn() if cpu is not None else TimingTurn(self.quiet, hold, quiet=quiet, max_wait_s=tc.serial_quiet_wait_s)
+        )
         background: list[float | None] = [None]
         try:
-            samples = self.run_reference(task, cases, timing=spec, turn=turn, background=background)
+            samples = self.run_reference(task, cases, timing=spec, turn=turn, background=background, cpu=cpu)
         finally:
             turn.give_back()
-        return SerialBaseline(samples, turn.quiet, background[0])
+        return SerialBaseline(samples, turn.quiet, background[0], concurrent=beside if cpu is not None else 0)
 
     def time_serial_kept(
         self,
@@ -342,6 +345,44 @@ class Oracle:
         bench.serial_samples, bench.serial = baseline.samples, baseline.to_record()
         return True
 
+    def time_pinned(self, task: Task, bench: BenchReference, cpu: int, beside: int) -> SerialBaseline:
+        """A batch-end timing of a task's serial reference pinned to `cpu`, beside `beside` others
+        (eval/settle.py), repeated in fresh processes like a quiet one (up to `POOL_KEEP_TIMINGS`,
+        while its median is not pinned), its samples pooled here. Nothing is kept in the store: the
+        settle keeps it (`keep_settled`) only if it passes the spread rule on its own, and times the
+        task alone otherwise. Raises ReferenceError where the reference fails."""
+        tc = self.config.timing_config
+        key, _ = self.serial_key(task)
+        sets = [replace(s, expected={}, inputs={}) for s in bench.sets]
+        baseline = self.time_serial(task, bench.dir, sets, None, True, cpu=cpu, beside=beside)
+        for _ in range(POOL_KEEP_TIMINGS - 1):
+            if (
+                baseline.disturbed(tc.serial_max_background) is not None
+                or baseline.problem(tc.serial_max_median_error, tc.serial_max_background) is None
+            ):
+                break
+            again = self.time_serial(task, bench.dir, sets, None, True, cpu=cpu, beside=beside)
+            if again.disturbed(tc.serial_max_background) is not None:
+                break
+            baseline.samples += again.samples
+            baseline.timings += 1
+            baseline.background_cores = max(baseline.background_cores or 0.0, again.background_cores or 0.0)
+        baseline.key = key
+        return baseline
+
+    def time_check(self, task: Task, bench: BenchReference) -> SerialBaseline:
+        """A short timing alone (`KEEP_MIN_SAMPLES` rounds) that a pinned timing's median must agree
+        with (`TimingConfig.serial_settle_check`). Raises ReferenceError where the reference fails."""
+        sets = [replace(s, expected={}, inputs={}) for s in bench.sets]
+        return self.time_serial(task, bench.dir, sets, None, True, max_rounds=KEEP_MIN_SAMPLES)
+
+    def keep_settled(self, task: Task, bench: BenchReference, baseline: SerialBaseline) -> None:
+        """Make a settle's timing `bench`'s baseline, kept in the store where acceptable."""
+        key, fields = self.serial_key(task)
+        baseline.key = key
+        self.keep_baseline(self.baseline_store(), key, fields, baseline)
+        bench.serial_samples, bench.serial = baseline.samples, baseline.to_record()
+
     def keep_baseline(
         self, store: SerialBaselineStore | None, key: str, fields: dict[str, Any], baseline: SerialBaseline
     ) -> None:
@@ -367,12 +408,15 @@ class Oracle:
         task: Task,
         cases: list[RefCase],
         timing: dict[str, Any] | None,
-        turn: TimingTurn | None = None,
+        turn: TimingTurn | PinnedTurn | None = None,
         background: list[float | None] | None = None,
+        cpu: int | None = None,
     ) -> list[float]:
         """Run serial.cpp once on every case (and time it when asked), in a process of its own.
         With a `turn`, the timing waits for it, once the outputs are written; `background` then
-        receives the other CPU activity during the timing, in cores."""
+        receives the other CPU activity during the timing, in cores. With `cpu`, the process is
+        pinned to that logical CPU as soon as it says hello, and the background counts that CPU's
+        physical core only."""
         job_dir = self.jobs.job_dir()
         job = self.jobs.job(
             task,
@@ -396,9 +440,13 @@ class Oracle:
             def on_message(message: dict[str, Any]) -> Reply:
                 if message.get("event") == Event.HELLO:
                     pid[0] = message.get("pid")
+                    if cpu is not None and not (isinstance(pid[0], int) and pin(pid[0], cpu)):
+                        pid[0] = None  # unpinned: its background is unknown, so the settle times it alone
                 if message.get("event") == Event.READY_FOR_TIMING:
                     turn.take()
-                    meter[0] = BackgroundMeter(pid[0] if isinstance(pid[0], int) else None)
+                    meter[0] = BackgroundMeter(
+                        pid[0] if isinstance(pid[0], int) else None, core_siblings(cpu) if cpu is not None else None
+                    )
                     return timing_reply(timing)
                 if message.get("event") == Event.TIMING:
                     if background is not None and meter[0] is not None:
@@ -427,6 +475,16 @@ class Oracle:
         shutil.rmtree(job_dir, ignore_errors=True)
         timed = outcome.last(Event.TIMING)
         return timed["samples"]["reference"]["host"] if timed else []
+
+
+def pin(pid: int, cpu: int) -> bool:
+    """Pin a reference process (single-threaded) to one logical CPU, before its output run; False
+    where that failed."""
+    try:
+        os.sched_setaffinity(pid, {cpu})
+    except (AttributeError, OSError):
+        return False
+    return True
 
 
 def read_between_guards(path: Path, dtype: np.dtype) -> np.ndarray:

@@ -68,6 +68,11 @@ SCHEMA = Schema(
         );
         CREATE INDEX serial_pool_task ON serial_pool(task_id);
         """,
+        # Other serial timings that ran beside this one at a batch's end, each on a core of its own
+        # (0: timed alone).
+        """
+        ALTER TABLE serial_baselines ADD COLUMN concurrent INTEGER NOT NULL DEFAULT 0;
+        """,
     ),
 )
 
@@ -93,6 +98,11 @@ class SerialBaseline:
     timings: int = 1  # quiet timings (evaluator runs) the samples come from
     key: str = ""
     not_kept: str = ""  # why a fresh timing was not kept for later runs
+    # Other serial timings that could run at the same time (the settle's width less one: an upper
+    # bound), each pinned to a physical core of its own (a batch's end, eval/settle.py); 0: timed
+    # alone. `background_cores` then counts this timing's physical core only.
+    concurrent: int = 0
+    checked_alone: bool = False  # a pinned timing whose median agreed with a short timing alone
 
     @property
     def median_s(self) -> float:
@@ -158,6 +168,8 @@ class SerialBaseline:
             "not_kept": self.not_kept,
             "samples": len(self.samples),
             "timings": self.timings,
+            "concurrent": self.concurrent,
+            "checked_alone": self.checked_alone,
         }
 
 
@@ -221,7 +233,7 @@ class SerialBaselineStore:
 
     def get(self, key: str) -> SerialBaseline | None:
         row = self.store.query_one(
-            "SELECT samples_json, quiet, background_cores, measured_at FROM serial_baselines WHERE key = ?",
+            "SELECT samples_json, quiet, background_cores, measured_at, concurrent FROM serial_baselines WHERE key = ?",
             (key,),
         )
         if row is None:
@@ -238,6 +250,7 @@ class SerialBaselineStore:
             source="store",
             key=key,
             timings=int(pooled["timings"]) if pooled is not None else 1,
+            concurrent=int(row["concurrent"] or 0),
         )
 
     def put(self, key: str, fields: dict[str, Any], baseline: SerialBaseline) -> bool:
@@ -245,7 +258,8 @@ class SerialBaselineStore:
         with self.store.transaction() as conn:
             cursor = conn.execute(
                 "INSERT OR IGNORE INTO serial_baselines (key, task_id, fields_json, samples_json, median_s,"
-                " rel_iqr, n, quiet, background_cores, measured_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " rel_iqr, n, quiet, background_cores, measured_at, concurrent)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key,
                     str(fields.get("task", "")),
@@ -257,6 +271,7 @@ class SerialBaselineStore:
                     int(baseline.quiet),
                     baseline.background_cores,
                     baseline.measured_at,
+                    baseline.concurrent,
                 ),
             )
             return cursor.rowcount == 1

@@ -19,8 +19,10 @@ sharing between lanes, and what happens to a lane's work when it dies.
   running alone gets a runtime_error record that says so.
 - **Serial baselines.** A lane's calls are one batch to its evaluator (`lanes.open_batch`, posted
   before its first call): none settles its serial baselines at its end. Once every call is done,
-  the lanes settle theirs one after another (`lanes.close_batch`), every lane idle, as one
-  evaluator settles its batch's at its end, and the restated records replace the first ones. A
+  the lanes settle theirs (`lanes.close_batch`), every lane's device idle, as one evaluator settles
+  its batch's at its end, and the restated records replace the first ones. Lanes pinned to cores
+  of their own settle at once, each timing its tasks pinned one per physical core (eval/settle.py);
+  others one after another. A
   settle at each call's end stopped that lane's device mid-batch, discarded its spare worker (the
   next call's first candidate then made its CUDA context while holding the GPU), and was timed
   beside the other lanes' work, so it was never quiet enough to keep.
@@ -51,6 +53,7 @@ from regrapht.eval.lanes import (
     warm,
 )
 from regrapht.eval.record import Evaluation
+from regrapht.eval.settle import share_physical_cores
 from regrapht.tasks import Task
 
 if TYPE_CHECKING:
@@ -64,6 +67,11 @@ LOOKAHEAD = 2
 # other lanes to take: with two tasks in one call, the lane's evaluator runs one task's candidates
 # while the other's bench data is still being built, instead of a worker waiting on it with its GPU.
 CALL_SPARE_GROUPS = 2
+
+
+def lane_cores(lane: Lane) -> set[int]:
+    """The cores a local lane is pinned to (empty: unpinned, or a lane that does not say)."""
+    return set(getattr(getattr(lane, "spec", None), "cores", None) or ())
 
 
 class PoolExhausted(RuntimeError):
@@ -205,27 +213,56 @@ class Batch:
         return self.stats.setdefault(lane.name, {"calls": 0, "items": 0, "busy_s": 0.0, "settle_s": 0.0})
 
     def _close(self) -> None:
-        """Settle every opened lane's serial baselines, one lane at a time (the others idle), and put
-        the restated records in place of those the lanes returned first."""
-        for key, lane in list(self.opened.items()):
-            if not lane.alive:
-                continue
-            began = time.perf_counter()
-            try:
-                restated = lane.call(close_batch)
-            except LaneDied as exc:  # its records stand, with the serial timing they were judged by
-                self.pool.deaths.append(str(exc))
-                continue
-            except Exception as exc:  # a failed settle: likewise, and the lanes after it still close
-                self.pool.deaths.append(f"lane {lane.name}: settling its serial baselines failed: {exc}")
-                continue
-            finally:
-                self._stats(lane)["settle_s"] += time.perf_counter() - began
-            order = self.returned.get(key)
-            for place, record in restated if order is not None else ():
-                if 0 <= place < len(order):
-                    self.results[order[place]] = record
+        """Settle every opened lane's serial baselines and put the restated records in place of
+        those the lanes returned first. Lanes pinned to cores of their own settle at once, each
+        timing its tasks on its own cores (eval/settle.py); others one lane at a time, the rest
+        idle, as before session 14."""
+        opened = [(key, lane) for key, lane in self.opened.items() if lane.alive]
+        if self._settle_side_by_side([lane for _, lane in opened]):
+            cores = share_physical_cores([lane_cores(lane) for _, lane in opened])
+            threads = [
+                threading.Thread(target=self._close_one, args=(key, lane, mine), name=f"regrapht-close-{lane.name}")
+                for (key, lane), mine in zip(opened, cores)
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        else:
+            for key, lane in opened:
+                self._close_one(key, lane)
         self.opened.clear()
+
+    def _settle_side_by_side(self, lanes: list[Lane]) -> bool:
+        """Whether the lanes may settle at once: several, batch-end timings pinned per core
+        (`TimingConfig.serial_settle_width` not 1) and not checked alone (a lane's alone checks must
+        not run beside another lane's timings), and each lane pinned to cores no other has. Shares
+        that split SMT siblings settle at once on physical cores divided between the lanes
+        (`settle.share_physical_cores`)."""
+        tc = self.pool.config.timing_config
+        if len(lanes) < 2 or tc.serial_settle_width == 1 or tc.serial_settle_check:
+            return False
+        shares = [lane_cores(lane) for lane in lanes]
+        if not all(shares):
+            return False
+        return sum(len(share) for share in shares) == len(set().union(*shares))
+
+    def _close_one(self, key: int, lane: Lane, settle_cores: list[int] | None = None) -> None:
+        began = time.perf_counter()
+        try:
+            restated = lane.call(close_batch, settle_cores) if settle_cores is not None else lane.call(close_batch)
+        except LaneDied as exc:  # its records stand, with the serial timing they were judged by
+            self.pool.deaths.append(str(exc))
+            return
+        except Exception as exc:  # a failed settle: likewise, and the other lanes still close
+            self.pool.deaths.append(f"lane {lane.name}: settling its serial baselines failed: {exc}")
+            return
+        finally:
+            self._stats(lane)["settle_s"] += time.perf_counter() - began
+        order = self.returned.get(key)
+        for place, record in restated if order is not None else ():
+            if 0 <= place < len(order):
+                self.results[order[place]] = record
 
     # ---- handing out work ---------------------------------------------------------------------------
     def _dispatch(self) -> None:

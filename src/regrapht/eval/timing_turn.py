@@ -152,3 +152,17 @@ class TimingTurn:
             if self.held:
                 self.held = False
                 self.gate.end()
+
+
+class PinnedTurn:
+    """The turn of a timing that needs none: at a batch's end, with nothing else of the evaluator
+    running, several tasks' serial timings run at once, each pinned to a physical core of its own
+    (eval/settle.py), and so do not wait for one another on the gate. `quiet`: no noisy work ran."""
+
+    quiet = True
+
+    def take(self) -> None:
+        pass
+
+    def give_back(self) -> None:
+        pass

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Issue 21 on a host of TWO GPUs (session 14): two GPUs vs one per wall minute, and how far serial
+# baselines timed at once, one per physical core, sit from the same timed alone. One device call,
+# within TOTAL_S (570) s of wall.
+#
+#   OUT=/path bash benchmarks/lanes2_gpu_session.sh                 # on the 2-GPU host (repository root)
+#   ORDER=two-first OUT=/path bash benchmarks/lanes2_gpu_session.sh # the same, two GPUs first
+#   TARGET=cpu OUT=/tmp/lanes2 bash benchmarks/lanes2_gpu_session.sh # a dry run of the logic, no GPU
+#
+# On two GPUs the one-GPU run cannot run beside the two-GPU one (it would need a third GPU), so the
+# jobs run one after another, nothing beside them, each from a cold state (its own eval_throughput
+# process: a fresh compile cache and serial-baseline store), each on equal cores per GPU:
+#   A  GPU 0,    half the cores (GPU 0's NUMA node first): one_defended, throughput mix x COPIES
+#   B  GPUs 0,1, every core (a lane per GPU, each pinned to its half):  two_defended, the same
+#   C  serial_pinned.py on A's cores, ROUNDS rounds: pinned-vs-alone serial medians per task (skipped
+#      with PINNED=0 or when under 60 s are left)
+# ORDER=two-first runs B before A: what the second run gains from the first (the page cache holding
+# nvcc and the task files, GPU clocks) shows as the difference between the two orders' ratios.
+# SETTLE_WIDTH=1 runs A and B with the settle of session 13 (one task after another, alone);
+# SETTLE_CHECK=1 with each pinned timing checked against a short one alone.
+# Everything goes into ONE archive, $OUT/lanes2_session.tar.gz, beside a copy of the summary.
+#
+# Expected on two H100s (from session 13's call B, with the settle at once): A 120-150 s with a settle
+# of 10-20 s, B 70-90 s with a settle of 5-12 s; two vs one about 1.7-1.85x per wall minute; C about
+# 150 s for 3 rounds, every task within its alone spread or rejected by the settle's rule.
+set -u
+OUT=${OUT:-/tmp/out}
+TARGET=${TARGET:-cuda}
+TOTAL_S=${TOTAL_S:-570}
+ORDER=${ORDER:-one-first}
+ROUNDS=${ROUNDS:-3}
+PINNED=${PINNED:-1}
+PY=${PYTHON:-python3}
+export PYTHONPATH=$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONUNBUFFERED=1
+WORK="$OUT/lanes2_session"
+rm -rf "$WORK"; mkdir -p "$WORK"
+began=$(date +%s)
+elapsed() { echo $(( $(date +%s) - began )); }
+deadline=$(( TOTAL_S - ${RESERVE_S:-20} ))
+
+if [ "$TARGET" = cuda ]; then
+  TASKS=${TASKS:-}; COPIES=${COPIES:-2}
+  ONE=(--gpus 0); TWO=(--gpus 0,1); EXTRA=()
+else
+  TASKS=${TASKS:-saxpy}; COPIES=${COPIES:-1}
+  ONE=(--cpu-lanes 1); TWO=(--cpu-lanes 2); EXTRA=(--target cpu)
+fi
+WIDTH=(); [ -n "${SETTLE_WIDTH:-}" ] && WIDTH=(--serial-settle-width "$SETTLE_WIDTH")
+[ -n "${SETTLE_CHECK:-}" ] && WIDTH+=(--serial-settle-check)
+
+# "NAME VISIBLE CPUS" per job: A and C on half the cores (GPU 0's node first), B on all of them.
+$PY - "$TARGET" > "$WORK/placement.txt" <<'EOF' 2>&1
+import os, sys
+from regrapht.eval import toolchain
+from regrapht.eval.devices import gpu_local_cores
+
+target = sys.argv[1]
+allowed = sorted(os.sched_getaffinity(0))
+gpus = list(toolchain.gpus()) if target == "cuda" else []
+if target == "cuda" and len(gpus) < 2:
+    sys.exit(f"this session needs 2 GPUs; {len(gpus)} visible")
+half = len(allowed) // 2
+near = gpu_local_cores(gpus[0]) if gpus else set()
+mine = [c for c in allowed if c in near][:half]
+mine += [c for c in allowed if c not in mine][: half - len(mine)]
+uuid = lambda g: g.uuid or str(g.index)
+one = uuid(gpus[0]) if gpus else "-"
+two = ",".join(uuid(g) for g in gpus[:2]) if gpus else "-"
+cores = ",".join(map(str, sorted(mine))) if target == "cuda" and half >= 1 else "-"
+print("A", one, cores)
+print("B", two, ",".join(map(str, allowed)) if target == "cuda" else "-")
+print("C", "-", cores)
+EOF
+if [ $? -ne 0 ]; then cat "$WORK/placement.txt"; exit 1; fi
+where() { awk -v n="$1" '$1 == n {print $2, $3}' "$WORK/placement.txt"; }
+
+{
+  date -u
+  echo "target: $TARGET; order: $ORDER; wall limit: $TOTAL_S s; copies: $COPIES; settle width: ${SETTLE_WIDTH:-default}; check: ${SETTLE_CHECK:-no}"
+  [ "$TARGET" = cuda ] && nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version --format=csv 2>&1
+  [ "$TARGET" = cuda ] && nvidia-smi topo -m 2>&1 | head -8
+  echo "cores: $(nproc) of $(nproc --all); threads per core: $(lscpu 2>/dev/null | awk -F: '/Thread\(s\) per core/ {print $2}')"
+  git log --oneline -1 2>/dev/null || true
+  echo "placement (job, CUDA_VISIBLE_DEVICES, cores):"; cat "$WORK/placement.txt"
+} > "$WORK/env.txt" 2>&1
+cat "$WORK/env.txt"
+
+# run NAME LIMIT SCRIPT ARGS...: on the job's GPUs and cores, under LIMIT (or what is left).
+run() {
+  local name=$1 limit=$2 script=$3 place; shift 3
+  place=$(where "${name%%_*}")
+  local visible=${place%% *} cpus=${place##* }
+  local left=$(( deadline - $(elapsed) ))
+  [ "$limit" -gt "$left" ] && limit=$left
+  if [ "$limit" -lt 60 ]; then echo "$name: not run, ${left} s left" | tee -a "$WORK/jobs.txt"; return; fi
+  mkdir -p "$WORK/$name"
+  local pin=() envs=()
+  [ "$cpus" != "-" ] && pin=(taskset -c "$cpus")
+  [ "$visible" != "-" ] && envs=(CUDA_VISIBLE_DEVICES="$visible")
+  local from=$(elapsed)
+  echo "== $name: from $from s, limit $limit s, GPUs $visible, cores $cpus" | tee -a "$WORK/jobs.txt"
+  env ${envs[@]+"${envs[@]}"} timeout -k 10 "$limit" ${pin[@]+"${pin[@]}"} $PY "$script" --out "$WORK/$name" "$@" \
+    > "$WORK/$name/log.txt" 2>&1
+  echo "$name: exit $? after $(( $(elapsed) - from )) s (at $(elapsed) s)" | tee -a "$WORK/jobs.txt"
+  grep -E '^(measured:|  lanes:|pinned vs alone|  [a-z0-9_]+ +pinned/alone)' "$WORK/$name/log.txt" | sed "s/^/  $name| /"
+}
+
+# shellcheck disable=SC2086  # TASKS is a list of words
+THROUGHPUT=("${EXTRA[@]}" --skip-repeatability --mixes throughput --copies "$COPIES" --modes defended ${WIDTH[@]+"${WIDTH[@]}"} ${TASKS:+--tasks $TASKS})
+one() { run A_one_defended 300 benchmarks/eval_throughput.py "${ONE[@]}" "${THROUGHPUT[@]}"; }
+two() { run B_two_defended 220 benchmarks/eval_throughput.py "${TWO[@]}" "${THROUGHPUT[@]}"; }
+if [ "$ORDER" = two-first ]; then two; one; else one; two; fi
+if [ "$PINNED" = 1 ]; then
+  if [ "$TARGET" = cuda ]; then
+    run C_pinned 240 benchmarks/serial_pinned.py --rounds "$ROUNDS" ${TASKS:+--tasks $TASKS}
+  else
+    run C_pinned 120 benchmarks/serial_pinned.py --rounds 2 --tasks tests/eval/tasks/vec_scale tests/eval/tasks/vec_scale_host
+  fi
+fi
+
+# ---- the numbers, in one summary ---------------------------------------------------------------------
+$PY - "$WORK" <<'EOF' 2>&1 | tee "$WORK/summary.txt"
+import json, sys
+from pathlib import Path
+
+work = Path(sys.argv[1])
+summary = {"jobs": (work / "jobs.txt").read_text().splitlines() if (work / "jobs.txt").exists() else []}
+runs = {}
+for name in ("A_one_defended", "B_two_defended"):
+    try:
+        report = json.loads((work / name / "eval_throughput.json").read_text())
+    except (OSError, ValueError) as exc:
+        print(f"{name}: no result ({type(exc).__name__}; see {name}/log.txt)")
+        continue
+    t = next((t for t in report.get("throughput", []) if t["mix"] == "throughput"), None)
+    if t is None:
+        continue
+    runs[name] = t
+    held = t["phases"]["held_per_candidate_s"]
+    print(f"{name}: {t['candidates']} candidates in {t['wall_s']:.1f} s = {t['evals_per_minute_wall']:.1f} per wall minute, "
+          f"{t['evals_per_minute_wall_before_settle']:.1f} before the batch-end settle ({t['settle_s']:.1f} s of wall, "
+          f"{t.get('settle_task_s', 0):.1f} s summed per task; {t.get('settled_tasks')} tasks, {t.get('settled_pinned')} kept "
+          f"pinned, re-timed alone {t.get('settled_rejected')}); held {held['held']:.3f} s per worker candidate; "
+          f"statuses {t['statuses']}")
+    for lane, c in t.get("lanes_report", {}).items():
+        print(f"    {lane}: " + ", ".join(f"{k} {v}" for k, v in c.items()))
+one, two = runs.get("A_one_defended"), runs.get("B_two_defended")
+if one and two:
+    summary["two_vs_one_wall"] = round(two["evals_per_minute_wall"] / one["evals_per_minute_wall"], 3)
+    summary["two_vs_one_before_settle"] = round(
+        two["evals_per_minute_wall_before_settle"] / one["evals_per_minute_wall_before_settle"], 3)
+    summary["settle_s"] = {"one": one["settle_s"], "two": two["settle_s"]}
+    print(f"two GPUs vs one (per wall minute, cold, defended): {summary['two_vs_one_wall']:.3f}x (target 1.9x); "
+          f"before the batch-end settle: {summary['two_vs_one_before_settle']:.3f}x; settle {one['settle_s']:.1f} s "
+          f"with one GPU, {two['settle_s']:.1f} s with two")
+try:
+    pinned = json.loads((work / "C_pinned" / "serial_pinned.json").read_text())["summary"]
+    summary["pinned"] = {k: pinned[k] for k in ("within", "max_deviation", "median_alone_spread", "alone_s", "pinned_s")}
+    print(f"serial pinned vs alone: {pinned['within']} of {len(pinned['tasks'])} tasks within their alone spread; "
+          f"largest deviation {100 * (pinned['max_deviation'] or 0):.2f}%; phase seconds alone {pinned['alone_s']}, "
+          f"pinned {pinned['pinned_s']}")
+except (OSError, ValueError, KeyError) as exc:
+    print(f"C_pinned: no result ({type(exc).__name__})")
+(work / "summary.json").write_text(json.dumps(summary, indent=1))
+EOF
+tar -czf "$OUT/lanes2_session.tar.gz" -C "$OUT" lanes2_session && cp "$WORK/summary.txt" "$OUT/lanes2_summary.txt" && rm -rf "$WORK"
+echo "done after $(elapsed) s: $OUT/lanes2_session.tar.gz, $OUT/lanes2_summary.txt"

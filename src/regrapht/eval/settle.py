@@ -1,0 +1,177 @@
+"""A batch's end: its tasks' serial baselines timed at once, each on a physical core of its own.
+
+With a cold baseline store, a batch ends by timing every task's serial reference (single-threaded
+C++) with nothing else of the evaluator running. One task after another, that took 6-7 s per task
+(session 13: 72 s of a 188 s one-GPU batch, 63 s of a 125 s two-GPU one), a cost no second GPU
+shares. The lanes are idle then, and a serial reference uses one core: so the settle times up to
+one task per physical core at once, each process pinned to its core (never two on SMT siblings),
+and the settle costs about one task's timing per wave of cores instead of one per task. A host of
+two GPUs has twice the cores of one, so its settle shrinks with its lanes.
+
+A timing beside others may still be disturbed where they share more than a core (the memory bus,
+the last-level cache). So a pinned timing stands only where it passes the spread rule on its own:
+begun with nothing else on its physical core (`TimingConfig.serial_max_background`, counted on that
+core only), its median known to `serial_max_median_error` (no pooling across runs lets a noisy
+pinned timing through). Any other task is timed again alone, as before, and its record says why.
+`benchmarks/serial_pinned.py` measures, per task, how far pinned medians sit from alone
+ones on a host: the check the spread rule cannot make. Where a host shows such a bias,
+`TimingConfig.serial_settle_check` times each pinned task briefly alone as well, and times it again
+in full where the two medians disagree (`disagreement`); `serial_settle_width = 1` settles one task
+after another, alone, as before.
+
+Records say what happened: `timings.serial.concurrent` (other timings that ran beside it; 0 alone),
+and `pinned_rejected` where a pinned timing was replaced by one alone.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Protocol
+
+from regrapht.eval.cpu_meter import core_siblings
+from regrapht.eval.oracle import ReferenceError
+from regrapht.eval.reference import BenchReference
+from regrapht.eval.serial_baselines import KEEP_MIN_SAMPLES, SerialBaseline
+from regrapht.tasks import Task
+
+
+class Settler(Protocol):
+    """What the settle needs of the oracle (`eval/oracle.Oracle`)."""
+
+    def settle(self, task: Task, bench: BenchReference) -> bool: ...
+
+    def time_pinned(self, task: Task, bench: BenchReference, cpu: int, beside: int) -> SerialBaseline: ...
+
+    def keep_settled(self, task: Task, bench: BenchReference, baseline: SerialBaseline) -> None: ...
+
+    def time_check(self, task: Task, bench: BenchReference) -> SerialBaseline: ...
+
+
+# Standard errors by which a pinned median may differ from a short alone check's, and the least
+# relative difference that counts (the samples' spread can read as zero for a handful of samples).
+CHECK_SIGMAS = 3.0
+CHECK_FLOOR = 0.01
+
+
+def share_physical_cores(shares: Sequence[set[int]]) -> list[list[int]]:
+    """Per lane, the logical CPUs of its share (one per physical core) its settle may pin timings to,
+    no physical core given to two lanes. Where shares split SMT siblings (a lane's CPU 3 and another's
+    CPU 19 on one core), each such core goes to the lane with fewest so far, so lanes that settle at
+    once never time on one core."""
+    owner_of = {cpu: lane for lane, share in enumerate(shares) for cpu in share}
+    out: list[list[int]] = [[] for _ in shares]
+    seen: set[int] = set()
+    for cpu in sorted(owner_of):
+        if cpu in seen:
+            continue
+        siblings = core_siblings(cpu) & owner_of.keys()
+        seen |= siblings
+        lanes = sorted({owner_of[c] for c in siblings}, key=lambda lane: (len(out[lane]), lane))
+        lane = lanes[0]
+        out[lane].append(min(c for c in siblings if owner_of[c] == lane))
+    return [sorted(cores) for cores in out]
+
+
+def pinned_problem(baseline: SerialBaseline, max_median_error: float, max_background: float) -> str | None:
+    """Why a pinned timing must be replaced by one alone, or None: the alone rule, without the
+    pooled-runs exception."""
+    if not baseline.samples:
+        return "no samples"
+    disturbed = baseline.disturbed(max_background)
+    if disturbed is not None:
+        return disturbed + " (on its own physical core)"
+    if len(baseline.samples) < KEEP_MIN_SAMPLES:
+        return f"{len(baseline.samples)} sample(s), fewer than {KEEP_MIN_SAMPLES}"
+    if baseline.rel_median_error > max_median_error:
+        return (
+            f"its median is known to {baseline.rel_median_error:.2%} only ({len(baseline.samples)} samples spread "
+            f"by {baseline.rel_iqr:.1%}; at most {max_median_error:.1%})"
+        )
+    return None
+
+
+def disagreement(pinned: SerialBaseline, alone: SerialBaseline) -> str | None:
+    """Why a pinned median and a short alone check's disagree, or None: their difference over the
+    errors of both medians, at least CHECK_FLOOR of the alone median."""
+    if not alone.samples:
+        return "the alone check gave no samples"
+    diff = abs(pinned.median_s / alone.median_s - 1)
+    error = (pinned.rel_median_error**2 + alone.rel_median_error**2) ** 0.5
+    allowed = max(CHECK_FLOOR, CHECK_SIGMAS * error) if error != float("inf") else float("inf")
+    if diff > allowed:
+        return (
+            f"its median ({pinned.median_s * 1e3:.4g} ms) differs from a short alone check's "
+            f"({alone.median_s * 1e3:.4g} ms) by {diff:.2%} (at most {allowed:.2%})"
+        )
+    return None
+
+
+def settle_tasks(
+    items: Sequence[tuple[Task, BenchReference]],
+    settler: Settler,
+    cores: Sequence[int],
+    max_median_error: float,
+    max_background: float,
+    check: bool = False,
+) -> list[tuple[bool, float]]:
+    """Settle each task's serial baseline; per item, whether it was settled (False: its reference
+    failed, the batch's timing stands) and the seconds its settle took (its pinned timing, any alone
+    check and any alone re-time). With fewer than two `cores` (one logical CPU per physical core) or
+    tasks, one task after another, alone. With `check`, a pinned timing that passes the rule must
+    also agree with a short alone timing (`disagreement`)."""
+    out: list[tuple[bool, float]] = [(False, 0.0)] * len(items)
+    if len(cores) < 2 or len(items) < 2:
+        for n, (task, bench) in enumerate(items):
+            began = time.perf_counter()
+            out[n] = (settler.settle(task, bench), time.perf_counter() - began)
+        return out
+    width = min(len(cores), len(items))
+    free: queue.Queue[int] = queue.Queue()
+    for cpu in cores[:width]:
+        free.put(cpu)
+
+    def pinned(n: int) -> tuple[SerialBaseline | None, float]:
+        cpu = free.get()
+        began = time.perf_counter()
+        try:
+            return settler.time_pinned(items[n][0], items[n][1], cpu, width - 1), time.perf_counter() - began
+        except ReferenceError:
+            return None, time.perf_counter() - began
+        finally:
+            free.put(cpu)
+
+    with ThreadPoolExecutor(max_workers=width, thread_name_prefix="regrapht-settle") as threads:
+        timed = list(threads.map(pinned, range(len(items))))
+    alone: list[tuple[int, str]] = []
+    spent = [seconds for _, seconds in timed]
+    # Once every pinned timing has ended, the checks and re-times below run alone.
+    for n, ((task, bench), (baseline, _)) in enumerate(zip(items, timed)):
+        if baseline is None:
+            out[n] = (False, spent[n])
+            continue
+        problem = pinned_problem(baseline, max_median_error, max_background)
+        if problem is None and check:
+            began = time.perf_counter()
+            try:
+                problem = disagreement(baseline, settler.time_check(task, bench))
+            except ReferenceError:
+                problem = "its short alone check failed"
+            spent[n] += time.perf_counter() - began
+            if problem is None:
+                baseline.checked_alone = True
+        if problem is None:
+            settler.keep_settled(task, bench, baseline)
+            out[n] = (True, spent[n])
+        else:
+            alone.append((n, problem))
+    for n, problem in alone:
+        task, bench = items[n]
+        began = time.perf_counter()
+        ok = settler.settle(task, bench)
+        if ok:
+            bench.serial["pinned_rejected"] = problem
+        out[n] = (ok, spent[n] + time.perf_counter() - began)
+    return out

@@ -1,0 +1,397 @@
+"""A batch's end times its tasks' serial baselines at once, each pinned to a physical core of its own
+(eval/settle.py): a timing that fails the spread rule on its own core is timed again alone, once every
+pinned timing has ended, and records say which ran beside others. Lanes pinned to cores of their own
+settle at the same time; others one after another."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from regrapht.eval import Evaluation, Evaluator, cpu_meter
+from regrapht.eval.lanes import LaneDied
+from regrapht.eval.oracle import ReferenceError
+from regrapht.eval.pool import DevicePool, pool_config
+from regrapht.eval.serial_baselines import SerialBaseline, SerialBaselineStore
+from regrapht.eval.settle import pinned_problem, settle_tasks, share_physical_cores
+from regrapht.tasks import load_task
+from tests.eval.conftest import HERE, candidate, quick_config
+
+
+# ---- the settle's schedule, with a stand-in oracle ---------------------------------------------------
+@dataclass
+class FakeBench:
+    serial: dict = field(default_factory=dict)
+
+
+@dataclass
+class FakeTask:
+    id: str
+
+
+class FakeOracle:
+    """Times each task in `seconds`; `samples[task]` are its pinned samples (a tight set by default),
+    `background[task]` the load on its core; logs every timing's span and core."""
+
+    def __init__(self, samples=None, background=None, broken=(), seconds=0.2):
+        self.samples, self.background, self.broken, self.seconds = samples or {}, background or {}, set(broken), seconds
+        self.log: list[tuple[str, str, int | None, int, float, float]] = []  # kind, task, cpu, beside, began, ended
+        self.kept: list[str] = []
+        self.checks: dict[str, list[float]] = {}
+        self.lock = threading.Lock()
+
+    def _span(self, kind, task, cpu, beside):
+        began = time.monotonic()
+        time.sleep(self.seconds)
+        with self.lock:
+            self.log.append((kind, task.id, cpu, beside, began, time.monotonic()))
+
+    def time_pinned(self, task, bench, cpu, beside):
+        self._span("pinned", task, cpu, beside)
+        if task.id in self.broken:
+            raise ReferenceError(f"task {task.id}: the serial reference failed")
+        return SerialBaseline(
+            list(self.samples.get(task.id, [1.0, 1.001, 0.999, 1.0, 1.0005])),
+            quiet=True,
+            background_cores=self.background.get(task.id, 0.0),
+            concurrent=beside,
+        )
+
+    def keep_settled(self, task, bench, baseline):
+        self.kept.append(task.id)
+        bench.serial = baseline.to_record()
+
+    def time_check(self, task, bench):
+        self._span("check", task, None, 0)
+        samples = self.checks.get(task.id, [1.0, 1.0, 1.0005])
+        return SerialBaseline(list(samples), quiet=True, background_cores=0.0)
+
+    def settle(self, task, bench):
+        self._span("alone", task, None, 0)
+        bench.serial = {"source": "measured", "concurrent": 0}
+        return True
+
+
+def _items(n):
+    return [(FakeTask(f"t{k}"), FakeBench()) for k in range(n)]
+
+
+def test_pinned_timings_run_at_once_each_on_a_core_of_its_own():
+    oracle, items = FakeOracle(), _items(4)
+    out = settle_tasks(items, oracle, [0, 2, 4], max_median_error=0.01, max_background=0.5)
+    assert all(ok for ok, _ in out) and all(seconds >= 0.2 for _, seconds in out)
+    assert sorted(oracle.kept) == ["t0", "t1", "t2", "t3"]
+    pinned = [entry for entry in oracle.log if entry[0] == "pinned"]
+    assert len(pinned) == 4 and not [e for e in oracle.log if e[0] == "alone"]
+    assert {e[3] for e in pinned} == {2}  # each ran beside two others
+    # At every moment, no two timings share a core, and three run at once (four tasks on three cores).
+    for a in pinned:
+        overlapping = [b for b in pinned if b is not a and b[4] < a[5] and a[4] < b[5]]
+        assert a[2] not in {b[2] for b in overlapping}
+    assert max(sum(1 for b in pinned if b[4] <= a[4] < b[5]) for a in pinned) == 3
+    assert all(bench.serial["concurrent"] == 2 for _, bench in items)
+
+
+@pytest.mark.parametrize(
+    "samples, background, phrase",
+    [
+        ({"t1": [1.0, 1.2, 0.8, 1.1, 0.9]}, {}, "median is known to"),
+        ({}, {"t1": 0.9}, "on its own physical core"),
+        ({}, {"t1": None}, "could not be measured"),
+        ({"t1": [1.0, 1.0]}, {}, "fewer than 3"),
+    ],
+)
+def test_a_pinned_timing_that_fails_the_rule_is_timed_again_alone_after_every_pinned_one(samples, background, phrase):
+    oracle, items = FakeOracle(samples, background), _items(3)
+    out = settle_tasks(items, oracle, [0, 1, 2], max_median_error=0.01, max_background=0.5)
+    assert [ok for ok, _ in out] == [True, True, True]
+    assert sorted(oracle.kept) == ["t0", "t2"]  # the rejected one never reached the store
+    [alone] = [e for e in oracle.log if e[0] == "alone"]
+    assert alone[1] == "t1"
+    assert alone[4] >= max(e[5] for e in oracle.log if e[0] == "pinned")  # alone: every pinned one had ended
+    assert phrase in items[1][1].serial["pinned_rejected"] and items[1][1].serial["concurrent"] == 0
+    assert out[1][1] >= 0.4  # its pinned timing and its alone one
+    assert "pinned_rejected" not in items[0][1].serial
+
+
+def test_with_the_check_a_pinned_median_that_disagrees_alone_is_timed_again_alone():
+    oracle, items = FakeOracle(), _items(3)
+    oracle.checks = {"t2": [1.05, 1.05, 1.0502]}  # 5% slower alone: the pinned ones were not alike
+    out = settle_tasks(items, oracle, [0, 1, 2], max_median_error=0.01, max_background=0.5, check=True)
+    assert [ok for ok, _ in out] == [True, True, True] and sorted(oracle.kept) == ["t0", "t1"]
+    kinds = [e[0] for e in sorted(oracle.log, key=lambda e: e[4])]
+    assert kinds == ["pinned"] * 3 + ["check"] * 3 + ["alone"]  # checks and re-times after every pinned one
+    assert "short alone check" in items[2][1].serial["pinned_rejected"]
+    assert items[0][1].serial["checked_alone"] is True and items[0][1].serial["concurrent"] == 2
+    assert out[0][1] >= 0.4 and out[2][1] >= 0.6  # pinned + check (+ alone)
+
+
+def test_without_the_check_no_alone_timing_runs_for_a_pinned_timing_that_passes():
+    oracle, items = FakeOracle(), _items(2)
+    oracle.checks = {"t0": [2.0, 2.0, 2.0]}
+    settle_tasks(items, oracle, [0, 1], max_median_error=0.01, max_background=0.5)
+    assert {e[0] for e in oracle.log} == {"pinned"} and items[0][1].serial["checked_alone"] is False
+
+
+def test_a_broken_reference_is_not_settled_and_the_others_are():
+    oracle, items = FakeOracle(broken={"t0"}), _items(2)
+    out = settle_tasks(items, oracle, [0, 1], max_median_error=0.01, max_background=0.5)
+    assert [ok for ok, _ in out] == [False, True] and oracle.kept == ["t1"]
+    assert not [e for e in oracle.log if e[0] == "alone"]
+
+
+@pytest.mark.parametrize("cores, tasks", [([0], 3), ([0, 1], 1)])
+def test_one_core_or_one_task_settles_alone_one_after_another(cores, tasks):
+    oracle, items = FakeOracle(), _items(tasks)
+    out = settle_tasks(items, oracle, cores, max_median_error=0.01, max_background=0.5)
+    assert all(ok for ok, _ in out) and [e[0] for e in oracle.log] == ["alone"] * tasks
+    spans = sorted(oracle.log, key=lambda e: e[4])
+    assert all(a[5] <= b[4] for a, b in zip(spans, spans[1:]))
+
+
+def test_the_rule_for_a_pinned_timing_allows_no_pooled_exception():
+    noisy = SerialBaseline([1.0, 1.2, 0.8, 1.1, 0.9], quiet=True, background_cores=0.0, timings=3, concurrent=3)
+    assert noisy.problem(0.01, 0.5) is None  # alone, three pooled runs are kept whatever their spread
+    assert "median is known to" in (pinned_problem(noisy, 0.01, 0.5) or "")
+    assert pinned_problem(SerialBaseline([1.0, 1.0, 1.0], True, 0.1, concurrent=1), 0.01, 0.5) is None
+
+
+# ---- cores and their load ------------------------------------------------------------------------------
+def test_one_logical_cpu_per_physical_core(monkeypatch):
+    siblings = {0: {0, 4}, 1: {1, 5}, 2: {2, 6}, 3: {3, 7}, 4: {0, 4}, 5: {1, 5}, 6: {2, 6}, 7: {3, 7}}
+    monkeypatch.setattr(cpu_meter, "core_siblings", lambda cpu: frozenset(siblings[cpu]))
+    assert cpu_meter.one_per_core({0, 1, 2, 3, 4, 5, 6, 7}) == [0, 1, 2, 3]
+    assert cpu_meter.one_per_core({4, 5, 2}) == [2, 4, 5]
+    assert cpu_meter.one_per_core(set()) == []
+
+
+def test_busy_ticks_of_some_cores_are_part_of_all_cores():
+    cpus = sorted(os.sched_getaffinity(0))
+    total, one = cpu_meter.busy_ticks(), cpu_meter.busy_ticks(frozenset(cpus[:1]))
+    assert total is not None and one is not None and 0 <= one <= total
+    assert cpu_meter.busy_ticks(frozenset({10**6})) is None  # names no CPU of this host
+    assert cpu_meter.core_siblings(cpus[0]) >= {cpus[0]}
+
+
+def test_a_core_meter_counts_that_core_only():
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    meter = cpu_meter.BackgroundMeter(os.getpid(), frozenset({cpu}))
+    end = time.monotonic() + 0.3
+    while time.monotonic() < end:
+        pass  # this process's own work is never background
+    cores = meter.cores(min_window_s=0.2)
+    assert cores is not None and 0.0 <= cores <= 1.0
+
+
+# ---- with the evaluator (cpu target, real reference processes) ---------------------------------------------
+def _config(tmp_path: Path, build_cache: Path, **timing):
+    config = quick_config(build_cache, serial_store=str(tmp_path / "baselines.sqlite"))
+    config.timing_config.serial_max_median_error = 1e9
+    config.timing_config.serial_max_background = 1e9  # the shared test machine's load must not decide
+    for key, value in timing.items():
+        setattr(config.timing_config, key, value)
+    return config
+
+
+@pytest.mark.skipif(len(cpu_meter.one_per_core(set(os.sched_getaffinity(0)))) < 2, reason="needs two physical cores")
+def test_a_batchs_end_times_its_tasks_pinned_at_once_and_records_it(tmp_path, build_cache, monkeypatch):
+    import regrapht.eval.oracle as oracle_module
+
+    pinned: list[tuple[int, int, frozenset[int]]] = []
+    real_pin = oracle_module.pin
+
+    def watched(pid, cpu):
+        ok = real_pin(pid, cpu)
+        pinned.append((pid, cpu, frozenset(os.sched_getaffinity(pid)) if ok else frozenset()))
+        return ok
+
+    monkeypatch.setattr(oracle_module, "pin", watched)
+    tasks = [load_task(HERE / "tasks" / name) for name in ("vec_scale", "vec_scale_host")]
+    items = [(task, candidate("correct.cpp") + f"\n// {k}\n", "cpu") for task in tasks for k in range(2)]
+    config = _config(tmp_path, build_cache)
+    with Evaluator(config) as evaluator:
+        results = evaluator.evaluate_many(items)
+    assert len(pinned) >= 2 and all(affinity == {cpu} for _, cpu, affinity in pinned)
+    assert len({cpu for _, cpu, _ in pinned}) == 2  # each task on a core of its own
+    for r in results:
+        assert r.status == "correct", r.message
+        serial = r.timings["serial"]
+        assert serial["concurrent"] == 1 and "pinned_rejected" not in serial
+        assert serial["restated_from"]["quiet"] is False and r.seconds["serial_settle"] > 0
+    # One span for the batch's end (its wall time), shorter than the tasks' settles summed: they overlapped.
+    [span] = {tuple(r.timings["serial"]["settle_span"].values()) for r in results}
+    assert span[2] == 2 and span[1] - span[0] < sum({r.task_id: r.seconds["serial_settle"] for r in results}.values())
+    store = SerialBaselineStore(tmp_path / "baselines.sqlite")
+    try:
+        kept = [store.get(r.timings["serial"]["baseline_key"]) for r in results]
+        row = store.store.query_one("SELECT COUNT(*) AS n, MIN(concurrent) AS c FROM serial_baselines")
+    finally:
+        store.close()
+    assert kept is not None and row["n"] == 2 and row["c"] == 1  # the store says they ran beside another
+
+
+def test_a_width_of_one_settles_alone_as_before(tmp_path, build_cache, monkeypatch):
+    import regrapht.eval.oracle as oracle_module
+
+    monkeypatch.setattr(oracle_module, "pin", lambda pid, cpu: pytest.fail("pinned with a width of one"))
+    tasks = [load_task(HERE / "tasks" / name) for name in ("vec_scale", "vec_scale_host")]
+    items = [(task, candidate("correct.cpp"), "cpu") for task in tasks]
+    with Evaluator(_config(tmp_path, build_cache, serial_settle_width=1)) as evaluator:
+        results = evaluator.evaluate_many(items)
+    for r in results:
+        assert r.status == "correct", r.message
+        assert r.timings["serial"]["concurrent"] == 0 and r.seconds["serial_settle"] > 0
+
+
+# ---- a pool's lanes settle at once where their cores are their own -----------------------------------------
+@dataclass
+class Spec:
+    cores: tuple[int, ...]
+
+
+class SettlingLane:
+    """A lane whose close_batch waits for every other lane's to start (a barrier): it returns only
+    where the lanes settle at once."""
+
+    def __init__(self, name, cores, barrier, log, dies_at_close=False):
+        self.name, self.spec, self.barrier, self.log = name, Spec(cores), barrier, log
+        self.alive, self.gpu, self.dies_at_close = True, None, dies_at_close
+
+    def call(self, fn, *args):
+        if fn.__name__ == "close_batch":
+            if args:
+                self.log.append(("cores", self.name, args[0]))
+            self.log.append(("close_start", self.name, time.monotonic()))
+            with contextlib.suppress(threading.BrokenBarrierError):
+                self.barrier.wait()
+            time.sleep(0.05)  # the settle's own timings
+            self.log.append(("close_end", self.name, time.monotonic()))
+            if self.dies_at_close:
+                self.alive = False
+                raise LaneDied(f"lane {self.name}: killed while settling")
+            return [(0, Evaluation("restated", "cpu", "correct", "", "", fingerprint={"lane": self.name}))]
+        [items] = args
+        return [
+            Evaluation(task.id, target, "correct", "", hashlib.sha256(source.encode()).hexdigest())
+            for task, source, target in items
+        ]
+
+    def post(self, fn, *args):
+        pass
+
+    def close(self):
+        pass
+
+
+def _pool_items():
+    tasks = [load_task(HERE / "tasks" / name) for name in ("vec_scale", "sin_series")]
+    return [(task, f"candidate {k} of {task.id}", "cpu") for task in tasks for k in range(2)]
+
+
+def _run_pool(cores, width=0, dies=False, check=False):
+    log: list = []
+    barrier = threading.Barrier(2, timeout=2.0)
+    lanes = [SettlingLane("l0", cores[0], barrier, log, dies_at_close=dies), SettlingLane("l1", cores[1], barrier, log)]
+    config = pool_config(None, 2)
+    config.timing_config.serial_settle_width = width
+    config.timing_config.serial_settle_check = check
+    pool = DevicePool(config, lanes)
+    results = pool.evaluate_many(_pool_items())
+    return pool, results, log
+
+
+def test_lanes_on_cores_of_their_own_settle_at_once(monkeypatch):
+    import regrapht.eval.settle as settle_module
+
+    monkeypatch.setattr(settle_module, "core_siblings", lambda cpu: frozenset({cpu}))  # no SMT
+    pool, results, log = _run_pool([(0, 1), (2, 3)])
+    starts = [t for kind, _, t in log if kind == "close_start"]
+    assert {name: cores for kind, name, cores in log if kind == "cores"} == {"l0": [0, 1], "l1": [2, 3]}
+    ends = [t for kind, _, t in log if kind == "close_end"]
+    assert len(starts) == 2 and max(starts) < min(ends)  # both settles were under way together
+    assert [r.task_id for r in results] == ["restated", "vec_scale", "restated", "sin_series"]
+    assert all(lane["settle_s"] > 0 for lane in pool.lane_stats["lanes"].values())
+
+
+@pytest.mark.parametrize(
+    "cores, width, check",
+    [([(0, 1), (1, 2)], 0, False), ([(0, 1), ()], 0, False), ([(0, 1), (2, 3)], 1, False), ([(0, 1), (2, 3)], 0, True)],
+)
+def test_lanes_sharing_cores_unpinned_settling_alone_or_checking_alone_close_one_after_another(cores, width, check):
+    pool, results, log = _run_pool(cores, width, check=check)
+    order = [kind for kind, _, _ in log]
+    assert order == ["close_start", "close_end", "close_start", "close_end"]  # and no cores given  # the barrier broke: one at a time
+    assert [r.task_id for r in results] == ["restated", "vec_scale", "restated", "sin_series"]
+
+
+def test_physical_cores_are_divided_between_lanes_whose_shares_split_smt_siblings(monkeypatch):
+    import regrapht.eval.settle as settle_module
+
+    monkeypatch.setattr(settle_module, "core_siblings", lambda cpu: frozenset({cpu % 4, cpu % 4 + 4}))
+    # Cores 4-7 are 0-3's siblings: four physical cores for two lanes, two each, never one twice.
+    assert share_physical_cores([{0, 1, 2, 3}, {4, 5, 6, 7}]) == [[0, 2], [5, 7]]
+    assert share_physical_cores([{0, 4}, {1, 5}]) == [[0], [1]]  # each lane has whole cores
+    assert share_physical_cores([{0, 1, 4, 5}, {2, 3}]) == [[0, 1], [2, 3]]
+
+
+def test_lanes_whose_shares_split_smt_siblings_settle_at_once_on_cores_of_their_own(monkeypatch):
+    import regrapht.eval.settle as settle_module
+
+    monkeypatch.setattr(settle_module, "core_siblings", lambda cpu: frozenset({cpu % 4, cpu % 4 + 4}))
+    _, results, log = _run_pool([(0, 1, 2, 3), (4, 5, 6, 7)])
+    assert [kind for kind, _, _ in log if kind.startswith("close")][:2] == ["close_start", "close_start"]
+    given = {name: cores for kind, name, cores in log if kind == "cores"}
+    assert given == {"l0": [0, 2], "l1": [5, 7]}
+    assert [r.task_id for r in results] == ["restated", "vec_scale", "restated", "sin_series"]
+
+
+def test_a_lane_that_dies_while_the_lanes_settle_at_once_keeps_its_records():
+    pool, results, _ = _run_pool([(0, 1), (2, 3)], dies=True)
+    assert [r.task_id for r in results] == ["vec_scale", "vec_scale", "restated", "sin_series"]
+    assert len(pool.deaths) == 1 and "l0" in pool.deaths[0]
+
+
+def test_a_store_from_before_the_settle_at_once_reads_as_timed_alone(tmp_path):
+    from regrapht.eval import serial_baselines
+    from regrapht.store import RunStore, Schema
+
+    path = tmp_path / "baselines.sqlite"
+    old = RunStore(path, schemas=[Schema("eval_serial_baselines", serial_baselines.SCHEMA.migrations[:2])])
+    with old.transaction() as conn:
+        conn.execute(
+            "INSERT INTO serial_baselines (key, task_id, fields_json, samples_json, median_s, rel_iqr, n, quiet,"
+            " background_cores, measured_at) VALUES ('k', 't', '{}', '[1.0, 1.0, 1.0]', 1.0, 0.0, 3, 1, 0.0, 'then')"
+        )
+    old.close()
+    store = SerialBaselineStore(path)
+    try:
+        kept = store.get("k")
+        assert kept is not None and kept.concurrent == 0 and kept.samples == [1.0, 1.0, 1.0]
+        fresh = SerialBaseline([2.0, 2.0, 2.0], True, 0.0, concurrent=3)
+        assert store.put("k2", {"task": "t"}, fresh) and store.get("k2").concurrent == 3
+    finally:
+        store.close()
+
+
+def test_a_lane_settles_on_the_cores_the_pool_gives_it(tmp_path, build_cache):
+    from regrapht.eval.devices import LaneSpec
+    from regrapht.eval.lanes import LaneState, close_batch, evaluate_batch, open_batch
+
+    tasks = [load_task(HERE / "tasks" / name) for name in ("vec_scale", "vec_scale_host")]
+    state = LaneState(LaneSpec("cpu0"), _config(tmp_path, build_cache))
+    try:
+        open_batch(state)
+        evaluate_batch(state, [(task, candidate("correct.cpp"), "cpu") for task in tasks])
+        first = sorted(os.sched_getaffinity(0))[0]
+        restated = close_batch(state, [first])  # one core: its two tasks one after another, alone
+    finally:
+        state.close()
+    assert [place for place, _ in restated] == [0, 1]
+    assert all(r.timings["serial"]["concurrent"] == 0 and r.seconds["serial_settle"] > 0 for _, r in restated)
