@@ -6,10 +6,7 @@
 // holding the nine z neighbours in a register queue (register_tiling): u crosses L2 about once per
 // cell plus the in-plane halo, which L1 serves. The queue's next plane and the streamed u_prev and
 // vel2 are loaded one plane ahead of their use, so each thread has a plane of DRAM requests in flight
-// while it computes. Even chunks march up and odd chunks down, so two neighbouring chunks, which run
-// at the same time, reach their shared boundary together (both at the end, or both at the start) and
-// the 2R planes both read are L2 hits for the second, rather than a DRAM reload a chunk's march
-// later. The stencil's z sums are pairs (a + b == b + a), so a downward march rounds alike.
+// while it computes.
 #include <cstdint>
 
 namespace {
@@ -20,7 +17,7 @@ constexpr float C0 = -205.0f / 72.0f, C1 = 8.0f / 5.0f, C2 = -1.0f / 5.0f, C3 = 
 
 constexpr int TX = 16;  // float4 columns per block row (96 = 6 x 16 at the bench size)
 constexpr int BY = 16;  // rows per block
-constexpr int ZCHUNK = 32;  // planes marched per block (neighbouring chunks share 2R planes, read together)
+constexpr int ZCHUNK = 32;  // planes marched per block (each chunk reloads 2R halo planes)
 
 __device__ __forceinline__ float comp(const float4& v, int k) {
     return k == 0 ? v.x : (k == 1 ? v.y : (k == 2 ? v.z : v.w));
@@ -41,39 +38,31 @@ __global__ void wave8_vec4(int nz, int ny, int nxv, const float4* u, const float
     const long long plane = static_cast<long long>(ny) * nxv;
     const long long col = static_cast<long long>(y) * nxv + g;
 
-    // The march: n planes from zfirst in direction dir (one plane of u is `step` float4s along it).
-    const int n = z1 - z0;
-    const int dir = (blockIdx.z & 1) ? -1 : 1;
-    const int zfirst = dir > 0 ? z0 : z1 - 1;
-    const long long step = dir * plane;
-
-    // q[k] = u at plane z + dir * (k - R) of this column; q[2R+1] is the plane after next, loaded one
+    // q[k] = u at plane z - R + k of this column; q[2R+1] is the plane after next, loaded one
     // iteration early, and pv/vv are the streamed inputs of the current plane, also loaded one plane ahead.
     const float4 zero4 = make_float4(0.f, 0.f, 0.f, 0.f);
     float4 q[2 * R + 2];
     for (int k = 0; k < 2 * R + 2; ++k) {
-        const int zz = zfirst + dir * (k - R);
+        const int zz = z0 - R + k;
         q[k] = (yin && zz >= 0 && zz < nz) ? u[zz * plane + col] : zero4;
     }
     float4 pv = zero4, vv = zero4;
-    if (xyin && zfirst >= R && zfirst < nz - R) {
-        pv = u_prev[zfirst * plane + col];
-        vv = vel2[zfirst * plane + col];
+    if (xyin && z0 >= R && z0 < nz - R) {
+        pv = u_prev[z0 * plane + col];
+        vv = vel2[z0 * plane + col];
     }
 
-    for (int s = 0; s < n; ++s) {
-        const int z = zfirst + dir * s;
+    for (int z = z0; z < z1; ++z) {
         const long long i = z * plane + col;
         const bool active = xyin && z >= R && z < nz - R;
-        // what the next planes need: the queue entry R+2 planes on (first used two planes on) and the next pv/vv
-        const int zq = z + dir * (R + 2);
-        const float4 qn = (yin && zq >= 0 && zq < nz && s + 2 < n) ? u[zq * plane + col] : zero4;
-        const int zn = z + dir;
-        const bool next_active = xyin && s + 1 < n && zn >= R && zn < nz - R;
+        // what the next planes need: the queue entry R+2 planes ahead (first used two planes on) and the next pv/vv
+        const int zq = z + R + 2;
+        const float4 qn = (yin && zq < nz && z + 2 < z1) ? u[zq * plane + col] : zero4;
+        const bool next_active = xyin && z + 1 < z1 && z + 1 >= R && z + 1 < nz - R;
         float4 pvn = zero4, vvn = zero4;
         if (next_active) {
-            pvn = u_prev[i + step];
-            vvn = vel2[i + step];
+            pvn = u_prev[i + plane];
+            vvn = vel2[i + plane];
         }
         if (active) {
             // x halo: the whole float4 on either side (interior groups have both)

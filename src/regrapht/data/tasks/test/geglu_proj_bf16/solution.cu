@@ -1,28 +1,29 @@
 // steps: tensor_core_mma, shared_memory_tiling, register_tiling, async_copy_pipelining, bank_conflict_avoidance, kernel_fusion, vectorized_access
-// A block computes a BM x BN tile of Y from the matching BN gate and BN up columns of W, so the gate
-// and up accumulators of an output sit in the same registers of the same thread: 8 warps, each
-// (16 MI) rows x 32 outputs, i.e. 32 gate + 32 up columns, with raw mma.sync m16n8k16 (bf16 in,
-// fp32 accumulate). BK-deep slices of X and W stream through a STAGES-deep ring of padded shared
-// buffers (row pitches of 16 bytes past a multiple of 128, so the 8 row addresses of an ldmatrix
-// fall on distinct banks) with 16-byte cp.async copies, STAGES - 1 slices in flight while one is
-// multiplied. Fragments come from ldmatrix (.trans for W, whose k rows hold n contiguously). The
-// epilogue (biases, exact GELU, product) runs on the accumulators, so g and u never leave registers;
-// each quad of lanes writes 8 consecutive floats of a row with 8-byte stores.
+// Hopper warpgroup MMA (wgmma, sm_90a): a block of two warpgroups computes a 128 x 64 tile of Y
+// from the matching 64 gate and 64 up columns of W; warpgroup g owns rows 64 g.. and per 16-deep
+// step issues two m64n64k16 wgmmas, one on the gate columns and one on the up columns, so an
+// output's gate and up accumulators sit in the same registers of the same thread (2 x 32 floats).
+// 64-deep slices of X (K-major) and W (N-major, imm-trans-b) stream with 16-byte cp.async into a
+// 3-stage ring laid out as the 128-byte swizzle the wgmma descriptors name (16-byte piece c of
+// 128-byte row r sits at c ^ (r % 8): conflict-free for the tensor cores' reads); after a slice
+// lands each thread fences its copies into the async proxy the wgmma reads through, and the next
+// refill is issued while the MMAs run. The epilogue (biases, exact GELU, product) runs on the
+// accumulators, so g and u never leave registers.
 #include <cuda_bf16.h>
 #include <cstdint>
 
-constexpr int THREADS = 256;
-// This variant: 128 x 128 outputs a block (128 x 256 of the GEMM), 32-deep slices, 4 stages
-// (106 KiB), warps 2 x 4 of 64 rows x 32 outputs; 128 blocks at the bench size, one an SM.
-constexpr int BM = 128, BN = 128, BK = 32, STAGES = 4, MI = 4, MIN_BLOCKS = 1;  // MI: 16-row fragments a warp
-
-constexpr int PAD = 8;                     // bf16 elements: 16 bytes
-constexpr int A_LD = BK + PAD, B_LD = 2 * BN + PAD;  // W's rows: BN gate columns, then BN up columns
-
-struct Tiles {
-    __nv_bfloat16 a[STAGES][BM][A_LD];
-    __nv_bfloat16 b[STAGES][BK][B_LD];
-};
+constexpr int THREADS = 256;  // two warpgroups
+// This variant: 128 x 64 outputs a block, 3 stages of 32 KiB, two blocks an SM (256 blocks at the
+// bench size), so one block's MMAs run while the other waits at its barrier
+constexpr int BM = 128, BN = 64, BK = 64, STAGES = 3, MIN_BLOCKS = 2;
+constexpr int ROW = 128;                          // bytes of a swizzled row: 64 bf16
+constexpr int A_BYTES = BM * ROW;                 // X's slice: 128 rows of 64 k
+constexpr int B_BLOCK = BK * ROW;                 // 64 columns of W's slice: 64 k rows of 64 n
+constexpr int BLOCKS = BN / 64;                   // 64-column blocks of each projection
+constexpr int B_BYTES = 2 * BLOCKS * B_BLOCK;     // the gate blocks, then the up blocks
+constexpr int ACC = BN / 2;                       // fp32 accumulators a thread per wgmma (64 x BN over 128)
+constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + room to align the ring to a swizzle atom
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -32,167 +33,183 @@ __device__ __forceinline__ void copy16(void* smem, const void* gmem, bool valid)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)), "l"(gmem), "r"(bytes));
 }
 __device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int PENDING>
-__device__ __forceinline__ void copy_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING)); }
+__device__ __forceinline__ void copy_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory"); }
 
-// ldmatrix of four 8 x 8 tiles: an m16n8k16 MMA's operand fragments from the shared tile, what
-// wmma::load_matrix_sync does (A from X's rows; B with .trans, as W's k rows hold n contiguously)
-__device__ __forceinline__ void frag_a_load_matrix_sync(unsigned (&r)[4], const void* p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_addr(p)));
+// A shared-memory matrix descriptor: start address, leading and stride byte offsets (16-byte units),
+// 128-byte swizzle. K-major A: stride = 1024 between 8-row atoms (leading unused). N-major B:
+// leading = the step between 64-column blocks, stride = 1024 between groups of 8 k rows.
+__device__ __forceinline__ uint64_t descriptor(unsigned addr, unsigned leading, unsigned stride) {
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(leading >> 4) << 16) | ((uint64_t)(stride >> 4) << 32) |
+           (1ull << 62);
 }
-__device__ __forceinline__ void frag_b_load_matrix_sync(unsigned (&r)[4], const void* p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_addr(p)));
-}
-__device__ __forceinline__ void mma_sync(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+
+// wgmma exists only on sm_90a; nvcc -arch=sm_90a also emits portable compute_90 PTX, whose pass
+// gets a trap here (an H100 runs the sm_90a binary, never that PTX).
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || !defined(__CUDA_ARCH__)
+#define WGMMA_OK 1
+#else
+#define WGMMA_OK 0
+#endif
+
+namespace wg {
+#if WGMMA_OK
+__device__ __forceinline__ void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+// d (this warpgroup's 64 rows x 64 columns, fp32) += A (64 x 16 bf16, K-major) * B (16 x 64 bf16,
+// N-major: imm-trans-b 1), both read from shared memory through their descriptors
+__device__ __forceinline__ void mma_sync(float (&d)[ACC], uint64_t desc_a, uint64_t desc_b) {
     asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(desc_a), "l"(desc_b), "r"(1));
 }
-
-// Slice k0.. of X rows m0.. and of W's gate columns n0.. and up columns N + n0.. into one stage.
-template <bool ALIGNED>
-__device__ __forceinline__ void load_slice(Tiles& s, int stage, int M, int N, int K, int m0, int n0, int k0,
-                                           const __nv_bfloat16* __restrict__ X, const __nv_bfloat16* __restrict__ W) {
-    const long long ldw = 2LL * N;
-    if (ALIGNED) {  // K % 8 == 0 and N % 8 == 0: every 8-element chunk is 16-byte aligned, all in or all out
+#else
+__device__ __forceinline__ void fence() { __trap(); }
+__device__ __forceinline__ void commit() {}
+__device__ __forceinline__ void wait_all() {}
+__device__ __forceinline__ void mma_sync(float (&)[ACC], uint64_t, uint64_t) {}
+#endif
+// keeps the compiler from moving accumulator registers across the asynchronous MMAs
+__device__ __forceinline__ void pin(float (&d)[ACC]) {
 #pragma unroll
-        for (int c = threadIdx.x; c < BM * BK / 8; c += THREADS) {
-            const int r = c / (BK / 8), k8 = (c % (BK / 8)) * 8;
-            const bool ok = m0 + r < M && k0 + k8 < K;
-            copy16(&s.a[stage][r][k8], ok ? X + (long long)(m0 + r) * K + k0 + k8 : X, ok);
-        }
-#pragma unroll
-        for (int c = threadIdx.x; c < BK * 2 * BN / 8; c += THREADS) {
-            const int r = c / (2 * BN / 8), t8 = (c % (2 * BN / 8)) * 8;
-            const int col = n0 + (t8 % BN);
-            const bool ok = k0 + r < K && col < N;
-            const long long at = (long long)(k0 + r) * ldw + (t8 < BN ? col : N + col);
-            copy16(&s.b[stage][r][t8], ok ? W + at : W, ok);
-        }
-    } else {  // the small odd shapes of the tests: plain element copies, zero outside
-        const __nv_bfloat16 zero = __float2bfloat16(0.0f);
-        for (int e = threadIdx.x; e < BM * BK; e += THREADS) {
-            const int r = e / BK, k = e % BK;
-            s.a[stage][r][k] = m0 + r < M && k0 + k < K ? X[(long long)(m0 + r) * K + k0 + k] : zero;
-        }
-        for (int e = threadIdx.x; e < BK * 2 * BN; e += THREADS) {
-            const int r = e / (2 * BN), t = e % (2 * BN);
-            const int col = n0 + (t % BN);
-            s.b[stage][r][t] = k0 + r < K && col < N ? W[(long long)(k0 + r) * ldw + (t < BN ? col : N + col)] : zero;
-        }
-    }
+    for (int i = 0; i < ACC; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+}  // namespace wg
 
 __device__ __forceinline__ float geglu(float g, float u) { return 0.5f * g * erfcf(-g * 0.70710678f) * u; }
 
 template <bool ALIGNED>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    geglu_mma(int M, int N, int K, const __nv_bfloat16* __restrict__ X, const __nv_bfloat16* __restrict__ W,
-              const float* __restrict__ bias, float* __restrict__ Y) {
-    constexpr int WARPS_N = BN / 32;
-    static_assert((BM / (16 * MI)) * WARPS_N == THREADS / 32, "the warps must tile the block");
-    extern __shared__ __align__(128) unsigned char raw[];
-    Tiles& s = *reinterpret_cast<Tiles*>(raw);
-
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int wr = (warp / WARPS_N) * 16 * MI, wc = (warp % WARPS_N) * 32;  // warp's rows and output columns
+    geglu_wgmma(int M, int N, int K, const __nv_bfloat16* __restrict__ X, const __nv_bfloat16* __restrict__ W,
+                const float* __restrict__ bias, float* __restrict__ Y) {
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    // the swizzle is on address bits, so the ring starts on a 1024-byte atom
+    const int ring = (1024 - (smem_addr(smem_raw) & 1023)) & 1023;
+    const int group = threadIdx.x >> 7, warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
 
-    float gate[MI][4][4], up[MI][4][4];
+    float acc[2][ACC];  // [0]: gate columns n0.., [1]: up columns N + n0.., of rows m0 + 64 group..
 #pragma unroll
-    for (int i = 0; i < MI; ++i)
+    for (int h = 0; h < 2; ++h)
 #pragma unroll
-        for (int j = 0; j < 4; ++j)
+        for (int i = 0; i < ACC; ++i) acc[h][i] = 0.0f;
+
+    // Slice k0.. of X rows m0.. and of W's gate columns n0.. and up columns N + n0.. into the stage at
+    // byte `base` of the ring; a byte offset o lands at o ^ ((o >> 3) & 0x70): the 16-byte piece index
+    // (bits 4-6) XORed with the row within its 8-row atom (bits 7-9), the 128-byte swizzle's layout.
+    const long long ldw = 2LL * N;
+    auto load_slice = [&](int base, int k0) {
+        base += ring;
+        if (ALIGNED) {  // K % 8 == 0 and N % 8 == 0: every 8-element piece is 16-byte aligned, all in or all out
 #pragma unroll
-            for (int e = 0; e < 4; ++e) gate[i][j][e] = up[i][j][e] = 0.0f;
+            for (int c = threadIdx.x; c < BM * BK / 8; c += THREADS) {
+                const int r = c >> 3, piece = c & 7;
+                const int o = r * ROW + piece * 16;
+                const bool ok = m0 + r < M && k0 + piece * 8 < K;
+                copy16(&smem_raw[base + (o ^ ((o >> 3) & 0x70))], ok ? X + (long long)(m0 + r) * K + k0 + piece * 8 : X,
+                       ok);
+            }
+#pragma unroll
+            for (int c = threadIdx.x; c < BK * 2 * BN / 8; c += THREADS) {
+                const int k = c / (2 * BLOCKS * 8), blk = (c >> 3) % (2 * BLOCKS), piece = c & 7;  // 8 pieces a block
+                const int col = n0 + (blk % BLOCKS) * 64 + piece * 8;
+                const bool ok = k0 + k < K && col < N;
+                const int o = A_BYTES + blk * B_BLOCK + k * ROW + piece * 16;
+                const long long at = (long long)(k0 + k) * ldw + (blk < BLOCKS ? col : N + col);
+                copy16(&smem_raw[base + (o ^ ((o >> 3) & 0x70))], ok ? W + at : W, ok);
+            }
+        } else {  // the small odd shapes of the tests: plain element copies, zero outside
+            const __nv_bfloat16 zero = __float2bfloat16(0.0f);
+            for (int e = threadIdx.x; e < BM * BK; e += THREADS) {
+                const int r = e / BK, k = e % BK;
+                const int o = r * ROW + k * 2;
+                *reinterpret_cast<__nv_bfloat16*>(&smem_raw[base + (o ^ ((o >> 3) & 0x70))]) =
+                    m0 + r < M && k0 + k < K ? X[(long long)(m0 + r) * K + k0 + k] : zero;
+            }
+            for (int e = threadIdx.x; e < BK * 2 * BN; e += THREADS) {
+                const int k = e / (2 * BN), t = e % (2 * BN), blk = t / 64;
+                const int col = n0 + (blk % BLOCKS) * 64 + t % 64;
+                const int o = A_BYTES + blk * B_BLOCK + k * ROW + (t % 64) * 2;
+                *reinterpret_cast<__nv_bfloat16*>(&smem_raw[base + (o ^ ((o >> 3) & 0x70))]) =
+                    k0 + k < K && col < N ? W[(long long)(k0 + k) * ldw + (blk < BLOCKS ? col : N + col)] : zero;
+            }
+        }
+    };
 
     const int slices = (K + BK - 1) / BK;
 #pragma unroll
     for (int p = 0; p < STAGES - 1; ++p) {
-        if (p < slices) load_slice<ALIGNED>(s, p, M, N, K, m0, n0, p * BK, X, W);
+        if (p < slices) load_slice(p * STAGE_BYTES, p * BK);
         copy_commit();  // empty groups keep the count uniform
     }
-    // ldmatrix row addresses of this lane: A rows lane % 16, k half lane / 16; W k rows lane % 16,
-    // n half lane / 16 (matrices 0-3: k 0-7 | k 8-15 of n 0-7, then of n 8-15)
-    const int a_row = lane & 15, a_k = (lane >> 4) * 8;
-    const int b_k = lane & 15, b_n = (lane >> 4) * 8;
-
+    const unsigned ring_addr = smem_addr(smem_raw) + ring;
     for (int t = 0; t < slices; ++t) {
-        copy_wait<STAGES - 2>();
-        __syncthreads();  // slice t is in; every warp is done with slice t - 1, whose stage is refilled now
-        const int next = t + STAGES - 1;
-        if (next < slices)
-            load_slice<ALIGNED>(s, next % STAGES, M, N, K, m0, n0, next * BK, X, W);
-        copy_commit();
+        copy_wait();
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // this thread's copies, to the wgmma's proxy
+        __syncthreads();  // slice t is in; both warpgroups are done with slice t - 1 (waited below)
 
-        const int stage = t % STAGES;
+        const unsigned stage = ring_addr + (t % STAGES) * STAGE_BYTES;
+        const unsigned a = stage + group * 64 * ROW, b = stage + A_BYTES;
+        wg::fence();
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += 16) {
-            unsigned af[MI][4];
-#pragma unroll
-            for (int i = 0; i < MI; ++i) frag_a_load_matrix_sync(af[i], &s.a[stage][wr + i * 16 + a_row][kk + a_k]);
-            unsigned bg[2][4], bu[2][4];  // two x4 loads each: n tiles 0-1 and 2-3 of the warp's 32 columns
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                frag_b_load_matrix_sync(bg[h], &s.b[stage][kk + b_k][wc + h * 16 + b_n]);
-                frag_b_load_matrix_sync(bu[h], &s.b[stage][kk + b_k][BN + wc + h * 16 + b_n]);
-            }
-#pragma unroll
-            for (int i = 0; i < MI; ++i)
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    mma_sync(gate[i][j], af[i], bg[j >> 1][(j & 1) * 2], bg[j >> 1][(j & 1) * 2 + 1]);
-                    mma_sync(up[i][j], af[i], bu[j >> 1][(j & 1) * 2], bu[j >> 1][(j & 1) * 2 + 1]);
-                }
+        for (int kk = 0; kk < BK / 16; ++kk) {
+            const uint64_t da = descriptor(a + kk * 32, 16, 1024);  // 16 k: 32 bytes along the swizzled row
+            wg::mma_sync(acc[0], da, descriptor(b + kk * 16 * ROW, B_BLOCK, 1024));
+            wg::mma_sync(acc[1], da, descriptor(b + BLOCKS * B_BLOCK + kk * 16 * ROW, B_BLOCK, 1024));
         }
+        wg::commit();
+        // while the tensor cores run, refill slice t - 1's stage, which no MMA reads any more
+        const int next = t + STAGES - 1;
+        if (next < slices) load_slice((next % STAGES) * STAGE_BYTES, next * BK);
+        copy_commit();
+        wg::wait_all();
+        wg::pin(acc[0]);
+        wg::pin(acc[1]);
     }
 
-    // accumulator e of fragment (i, j): row wr + 16 i + lane / 4 + 8 (e / 2), column wc + 8 j + 2 (lane % 4) + e % 2
-    const bool pairs = (N % 2) == 0 && (reinterpret_cast<uintptr_t>(Y) & 7) == 0;  // pairs start 8-byte aligned
+    // accumulator 4 j + 2 h + e: row 64 group + 16 warp + lane / 4 + 8 h, column 8 j + 2 (lane % 4) + e
+    const bool pairs = (N % 2) == 0 && (reinterpret_cast<uintptr_t>(Y) & 7) == 0;
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-        const int col = n0 + wc + j * 8 + 2 * (lane & 3);
+    for (int j = 0; j < BN / 8; ++j) {
+        const int col = n0 + j * 8 + 2 * (lane & 3);
         const float bg0 = col < N ? bias[col] : 0.0f, bu0 = col < N ? bias[N + col] : 0.0f;
         const float bg1 = col + 1 < N ? bias[col + 1] : 0.0f, bu1 = col + 1 < N ? bias[N + col + 1] : 0.0f;
 #pragma unroll
-        for (int i = 0; i < MI; ++i)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int row = m0 + wr + i * 16 + (lane >> 2) + h * 8;
-                if (row >= M) continue;
-                const float y0 = geglu(gate[i][j][2 * h] + bg0, up[i][j][2 * h] + bu0);
-                const float y1 = geglu(gate[i][j][2 * h + 1] + bg1, up[i][j][2 * h + 1] + bu1);
-                float* out = Y + (long long)row * N + col;
-                if (pairs && col + 1 < N) {
-                    *reinterpret_cast<float2*>(out) = make_float2(y0, y1);
-                } else {
-                    if (col < N) out[0] = y0;
-                    if (col + 1 < N) out[1] = y1;
-                }
+        for (int h = 0; h < 2; ++h) {
+            const int row = m0 + group * 64 + warp * 16 + (lane >> 2) + h * 8;
+            if (row >= M) continue;
+            const float y0 = geglu(acc[0][4 * j + 2 * h] + bg0, acc[1][4 * j + 2 * h] + bu0);
+            const float y1 = geglu(acc[0][4 * j + 2 * h + 1] + bg1, acc[1][4 * j + 2 * h + 1] + bu1);
+            float* out = Y + (long long)row * N + col;
+            if (pairs && col + 1 < N) {
+                *reinterpret_cast<float2*>(out) = make_float2(y0, y1);
+            } else {
+                if (col < N) out[0] = y0;
+                if (col + 1 < N) out[1] = y1;
             }
+        }
     }
 }
 
 template <bool ALIGNED>
 static void launch(int M, int N, int K, const __nv_bfloat16* x, const __nv_bfloat16* w, const float* bias, float* Y) {
-    constexpr size_t bytes = sizeof(Tiles);
-    auto kernel = geglu_mma<ALIGNED>;
+    auto kernel = geglu_wgmma<ALIGNED>;
     // over 48 KiB needs the opt-in, once per device (the attribute outlives the call)
     static bool configured[64] = {};
     int device = 0;
     cudaGetDevice(&device);
     if (device < 0 || device >= 64 || !configured[device]) {
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
         if (device >= 0 && device < 64) configured[device] = true;
     }
     const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
-    kernel<<<grid, THREADS, bytes>>>(M, N, K, x, w, bias, Y);
+    kernel<<<grid, THREADS, SMEM_BYTES>>>(M, N, K, x, w, bias, Y);
 }
 
 void geglu_proj_bf16(int M, int N, int K, const unsigned short* X, const unsigned short* W, const float* bias,
@@ -200,7 +217,8 @@ void geglu_proj_bf16(int M, int N, int K, const unsigned short* X, const unsigne
     if (M <= 0 || N <= 0) return;
     const auto* x = reinterpret_cast<const __nv_bfloat16*>(X);
     const auto* w = reinterpret_cast<const __nv_bfloat16*>(W);
-    const bool aligned = K % 8 == 0 && N % 8 == 0 && ((reinterpret_cast<uintptr_t>(X) | reinterpret_cast<uintptr_t>(W)) & 15) == 0;
+    const bool aligned =
+        K % 8 == 0 && N % 8 == 0 && ((reinterpret_cast<uintptr_t>(X) | reinterpret_cast<uintptr_t>(W)) & 15) == 0;
     if (aligned)
         launch<true>(M, N, K, x, w, bias, Y);
     else
