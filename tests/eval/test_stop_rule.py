@@ -3,6 +3,8 @@ ratios, and which rule ends a timing when."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ from regrapht.eval.config import TimingConfig
 from regrapht.eval.stop_rule import (
     BUDGET,
     INTERVAL,
+    LIBRARY_LIB,
     MAX_ROUNDS,
     PRECISE,
     interval_met,
@@ -17,6 +20,7 @@ from regrapht.eval.stop_rule import (
     median_halfwidth,
     median_rank,
     stop_reason,
+    warm,
     within_set_rse,
 )
 
@@ -140,3 +144,60 @@ def test_the_paired_ratio_weighs_each_input_set_alike_and_refuses_unpaired_round
     assert paired_ratio([0.0] * 10, cand, sets) is None
     # the sets weigh alike however many rounds each had
     assert paired_ratio([1.0, 1.0, 1.0, 4.0], [1.0, 1.0, 1.0, 1.0], [0, 0, 0, 1]) == pytest.approx(2.0)
+
+
+def _noisy_library_timing(n: int = 24) -> dict:
+    """The candidate and naive.cu known to well under 0.5% (mean and paired ratio), library.cu's
+    calls spread by about 3% (a vendor call's own launch work varying), as stop_rule_probe.py saw."""
+    rng = np.random.default_rng(3)
+    sets = [0, 1] * (n // 2)
+    cand = 1e-3 * (1 + 2e-4 * rng.standard_normal(n))
+    naive = 2 * cand * (1 + 2e-4 * rng.standard_normal(n))
+    library = 0.8e-3 * (1 + 0.03 * rng.standard_normal(n))
+    return {"candidate": _lib(cand, sets), "naive": _lib(naive, sets), LIBRARY_LIB: _lib(library, sets)}
+
+
+def test_the_library_is_timed_to_its_own_looser_bounds() -> None:
+    samples = _noisy_library_timing()
+    tc = TimingConfig()
+    strict = {**SPEC, "interval": {**INTERVAL_SPEC}}
+    assert stop_reason(samples, strict, elapsed=0.3, rounds=27, timed=24) is None  # to the budget, before
+    loose = {**SPEC, "interval": interval_spec(tc), "lib_target_rse": {LIBRARY_LIB: tc.library_target_rse}}
+    assert loose["interval"]["lib_halfwidth"] == {LIBRARY_LIB: tc.library_halfwidth}
+    assert stop_reason(samples, loose, elapsed=0.3, rounds=27, timed=24) == PRECISE
+    # The interval rule alone: the library's paired ratio (known to ~2.1% here) to its own bound.
+    wide = {**INTERVAL_SPEC, "lib_halfwidth": {LIBRARY_LIB: 0.03}}
+    assert stop_reason(samples, {**SPEC, "interval": wide}, elapsed=0.3, rounds=27, timed=24) == INTERVAL
+    assert not interval_met(samples, {**INTERVAL_SPEC, "lib_halfwidth": {LIBRARY_LIB: 0.01}})
+    # The precise rule alone: the library's mean to library_target_rse, the others' to target_rse.
+    assert stop_reason(samples, {**SPEC, "lib_target_rse": {LIBRARY_LIB: 0.02}}, 0.3, 27, 24) == PRECISE
+    assert stop_reason(samples, {**SPEC, "lib_target_rse": {LIBRARY_LIB: 0.001}}, 0.3, 27, 24) is None
+    # naive.cu, the reward's kernel, keeps the strict bound: noise there still runs to the budget.
+    noisy_naive = {**samples, "naive": samples[LIBRARY_LIB], LIBRARY_LIB: samples["naive"]}
+    assert stop_reason(noisy_naive, loose, elapsed=0.3, rounds=27, timed=24) is None
+
+
+def test_the_spec_names_looser_bounds_for_the_library_only() -> None:
+    from regrapht.eval.config import EvalConfig
+    from regrapht.eval.jobs import Jobs
+    from regrapht.tasks import find_task
+
+    jobs = Jobs(EvalConfig(), b"k" * 16, None, Path("/tmp"))  # type: ignore[arg-type]
+    task = find_task("saxpy")
+    spec = jobs.timing_spec(task, Path("/tmp"), {}, ["candidate", "naive", LIBRARY_LIB], ["candidate"], 1.0, 400)
+    assert spec["lib_target_rse"] == {LIBRARY_LIB: TimingConfig().library_target_rse}
+    assert jobs.timing_spec(task, Path("/tmp"), {}, ["candidate", "naive"], ["candidate"], 1.0, 400)["lib_target_rse"] == {}
+
+
+def test_the_suite_check_times_the_library_to_the_candidate_s_bounds() -> None:
+    from regrapht.eval.config import EvalConfig
+    from regrapht.eval.suitecheck import strict_library_bounds
+
+    tc = strict_library_bounds(EvalConfig()).timing_config
+    assert (tc.library_target_rse, tc.library_halfwidth) == (tc.target_rse, tc.interval_halfwidth)
+
+
+def test_warm_loads_the_rule_s_tables_ahead_of_a_job() -> None:
+    median_rank.cache_clear()
+    warm(rounds=40)
+    assert median_rank.cache_info().currsize >= 35

@@ -26,6 +26,15 @@ class TimingConfig:
     interval_halfwidth: float = 0.005
     interval_own_halfwidth: float = 0.01
     interval_floor_rounds: int = 6
+    # library.cu (where a task has one) is timed beside each candidate for the candidate's fraction of the
+    # vendor library, which no reward uses: its mean and its ratio are wanted to these looser bounds (both
+    # rules), so a library call whose own launch work varies from call to call (CUB's, cuBLAS's) does not
+    # keep a timing to its budget. Measured (session 14, stop_rule_probe.py on an H100): the library's
+    # paired ratio was known to 1.0-1.6% (spmv_csr) and 1.1-1.3% (inclusive_scan) while the candidate's
+    # and naive.cu's were within 0.5%, and those tasks' timings ran to the budget. `tasks check` keeps the
+    # strict bounds: the suite's library fractions are its numbers.
+    library_target_rse: float = 0.02
+    library_halfwidth: float = 0.02
     input_sets: int = 2  # distinct input sets rotated through the timed calls at the same pointers
     # Every timed call sees its set's perturbable inputs perturbed with a key of its own, so no call
     # repeats an input a candidate has seen (eval/perturb.py). Off: the sets repeat as drawn.

@@ -14,6 +14,7 @@ from regrapht.eval import toolchain
 from regrapht.eval.compile import Compiler, CompileResult
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.reference import RefCase
+from regrapht.eval.stop_rule import LIBRARY_LIB
 from regrapht.eval.verdicts import CANARY, GUARD_BYTES, POISON
 from regrapht.tasks import Task, derive_seed
 
@@ -141,6 +142,8 @@ class Jobs:
             "max_rounds": max_rounds,
             "budget_s": budget_s,
             "target_rse": tc.target_rse,
+            # per timed lib where it differs from target_rse (library.cu: config.library_target_rse)
+            "lib_target_rse": {lib: tc.library_target_rse for lib in libs if lib == LIBRARY_LIB},
             "order_seed": derive_seed(self.secret, task.id, "order", self.next_id()),
             "flush_bytes": 0,
             "hold_s": tc.hold_s,

@@ -261,6 +261,7 @@ class IntervalSpec(TypedDict):
     halfwidth: float  # of each paired ratio's median (log)
     own_halfwidth: float  # of its own median (log)
     floor_rounds: int  # timed rounds before the rule applies
+    lib_halfwidth: dict[str, float]  # per other lib where its ratio's bound differs from halfwidth
 
 
 class TimingSpec(TypedDict, total=False):
@@ -276,6 +277,7 @@ class TimingSpec(TypedDict, total=False):
     max_rounds: int
     budget_s: float
     target_rse: float
+    lib_target_rse: dict[str, float]  # per lib where it differs from target_rse
     floor_rounds: int
     order_seed: int
     flush_bytes: int

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -334,6 +334,13 @@ def reusable_results(
     }
 
 
+def strict_library_bounds(config: EvalConfig) -> EvalConfig:
+    """The suite's library fractions are its numbers: library.cu timed to the candidate's own bounds
+    (not the looser ones an evaluation's timing gives it, config.TimingConfig.library_target_rse)."""
+    tc = config.timing_config
+    return replace(config, timing_config=replace(tc, library_target_rse=tc.target_rse, library_halfwidth=tc.interval_halfwidth))
+
+
 def check_tasks(
     tasks: list[Task],
     gpu: bool | None = None,
@@ -347,6 +354,7 @@ def check_tasks(
     gpu = bool(toolchain.gpus()) if gpu is None else gpu
     results = []
     config = config or EvalConfig()
+    config = strict_library_bounds(config)
     if config.jobs is None:
         # Leave cores to the timed worker and the reference threads, so timings are not descheduled.
         config.jobs = max(1, (os.cpu_count() or 2) - reference_threads - 2)

@@ -23,6 +23,7 @@ import numpy as np
 
 from regrapht.eval.perturb import Bounds
 from regrapht.eval.protocol import OPEN_CONTEXT, Event, read_timing_reply
+from regrapht.eval.stop_rule import warm as warm_stop_rule
 from regrapht.eval.stop_rule import within_set_rse
 from regrapht.eval.timing_plan import CHECK_WINDOWS, FreshInputs, enough, set_sequence
 from regrapht.eval.worker_memory import STAGE_BYTES, STAGE_SLOTS, DeviceMemory, HostMemory, late_elements
@@ -404,6 +405,7 @@ def await_job(libcudart: str) -> tuple[str, Any, float]:
     shared with the parent) the spare was ready for its job: a job sent before that waited for the
     spare's context, on its worker's time."""
     ready = None
+    warm_stop_rule()  # its first evaluation's imports and tables, off the next candidate's held time
     ready_at = time.monotonic()
     line = sys.stdin.readline().strip()
     if line == OPEN_CONTEXT:
