@@ -1,19 +1,22 @@
-// steps: kernel_fusion, shared_memory_tiling, lookup_table, algorithmic_change
-// One block per signal runs the whole pipeline in shared memory, in one launch, where the port makes
-// 2*log2(n) + 3 passes over the batch in global memory. The forward FFT is decimation in time
-// (bit-reversed input, natural output), the inverse decimation in frequency (natural input,
-// bit-reversed output): no reordering pass, and the modulus reads the bit-reversed slot. Both run
-// their radix-2 stages three at a time: a thread holds the eight elements that three consecutive
-// stages combine only among themselves, in registers (radix-8 groups, the butterflies and twiddles
-// of the radix-2 stages unchanged), so n = 4096 takes 4 + 4 trips through shared memory and
-// barriers instead of 12 + 12 + 1. The spectrum weighting is applied as the inverse's first pass
-// loads its groups (n = 1 has no pass and needs none: H[0] = 1). A block has n/8 threads (at least
-// a warp), one group each per pass. A shared element i sits at i + i/8, which puts the strided
-// groups of the passes on distinct banks. Twiddles come from a shared table filled once per block
-// with sincospif (the inverse uses their conjugates). 52 KiB at n = 4096.
+// steps: kernel_fusion, shared_memory_tiling, algorithmic_change, bank_conflict_avoidance, loop_unrolling
+// One launch, one block per PAIR of signals, the whole pipeline on chip. The analytic signal is
+// x + i H(x) with H(x) = IFFT(-i sgn(k) X) real, and that multiplier is one complex-linear operator,
+// so for two rows z = x1 + i x2 gives IFFT(-i sgn(k) FFT(z)) = H(x1) + i H(x2): one complex FFT and
+// one inverse per two rows (the port and the library run two complex transforms per row), and the
+// envelopes are sqrt(x1^2 + H(x1)^2), sqrt(x2^2 + H(x2)^2) from the inputs kept in registers.
+// At n = 4096 = 16^3 each transform is three radix-16 passes: a thread holds 16 elements and runs
+// a 16-point DFT in registers (unrolled, constant twiddles), the inter-pass twiddles come from one
+// sincospif and a chain of products, and two shared-memory exchanges per transform (padded layouts
+// that no warp access conflicts on) carry the data between passes. The forward transform's output
+// order is the inverse's input order, so the spectral multiply happens in registers; the inverse
+// applies the adjoint of each forward step in reverse, ending in the layout the inputs were read in
+// (coalesced loads and stores, 16 per thread). Other n (tests only: n <= 4096, a power of two) take
+// a general radix-2 kernel per row: forward decimation in time, the one-sided weights, inverse
+// decimation in frequency, three stages per barrier, shared twiddle table.
+__device__ __forceinline__ float2 cmul(float2 a, float2 b) { return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+
 __device__ __forceinline__ int reverse_bits(int i, int logn) { return logn ? (int)(__brev(i) >> (32 - logn)) : 0; }
 __device__ __forceinline__ int padded(int i) { return i + (i >> 3); }
-__device__ __forceinline__ float2 cmul(float2 a, float2 b) { return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 
 // R consecutive decimation-in-time stages (spans half, 2 half, ..., 2^(R-1) half), fused in
 // registers: group q holds the 2^R elements a + i half that those stages combine only among themselves
@@ -119,12 +122,170 @@ __global__ void __launch_bounds__(512) hilbert_block(int n, int logn, const floa
     }
 }
 
+
+// One radix-2 stage of span HALF over 16 registers (decimation in time); a template, so that every
+// loop has constant bounds and unrolls to constant indices (registers, not a local array)
+template <bool INV, int HALF>
+__device__ __forceinline__ void radix2_stage(float2 (&u)[16]) {
+    constexpr float kc[8] = {1.0f, 0.92387953251128674f, 0.70710678118654752f, 0.38268343236508977f,
+                             0.0f, -0.38268343236508977f, -0.70710678118654752f, -0.92387953251128674f};
+    constexpr float ks[8] = {0.0f, 0.38268343236508977f, 0.70710678118654752f, 0.92387953251128674f,
+                             1.0f, 0.92387953251128674f, 0.70710678118654752f, 0.38268343236508977f};
+#pragma unroll
+    for (int g = 0; g < 16; g += 2 * HALF) {
+#pragma unroll
+        for (int j = 0; j < HALF; ++j) {
+            const int e = j * (8 / HALF);  // W_(2 HALF)^j = W_16^e
+            float2 t = u[g + j + HALF];
+            if (e == 4) {
+                t = INV ? make_float2(-t.y, t.x) : make_float2(t.y, -t.x);  // times +i or -i
+            } else if (e != 0) {
+                const float c = kc[e], s = INV ? ks[e] : -ks[e];
+                t = make_float2(t.x * c - t.y * s, t.x * s + t.y * c);
+            }
+            const float2 a = u[g + j];
+            u[g + j] = make_float2(a.x + t.x, a.y + t.y);
+            u[g + j + HALF] = make_float2(a.x - t.x, a.y - t.y);
+        }
+    }
+}
+
+// 16-point DFT in registers, natural order in and out (the bit reversal is a renaming; the trivial
+// twiddles are no multiply)
+template <bool INV>
+__device__ __forceinline__ void dft16(float2 (&v)[16]) {
+    float2 u[16];
+#pragma unroll
+    for (int i = 0; i < 16; ++i) u[i] = v[((i & 1) << 3) | ((i & 2) << 1) | ((i & 4) >> 1) | ((i & 8) >> 3)];
+    radix2_stage<INV, 1>(u);
+    radix2_stage<INV, 2>(u);
+    radix2_stage<INV, 4>(u);
+    radix2_stage<INV, 8>(u);
+#pragma unroll
+    for (int i = 0; i < 16; ++i) v[i] = u[i];
+}
+
+// exp(i pi h): W_N^e is unit(-2e / N), exact arguments for N a power of two
+__device__ __forceinline__ float2 unit(float h) {
+    float s, c;
+    sincospif(h, &s, &c);
+    return make_float2(c, s);
+}
+
+// v[i] *= start * step^i; the powers by repeated products (15 at most: ~1e-6 relative, far inside
+// the tolerance)
+__device__ __forceinline__ void twiddle(float2 (&v)[16], float2 start, float2 step) {
+    float2 w = start;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+        v[i] = cmul(v[i], w);
+        w = cmul(w, step);
+    }
+}
+__device__ __forceinline__ void twiddle(float2 (&v)[16], float2 step) {
+    float2 w = step;
+#pragma unroll
+    for (int i = 1; i < 16; ++i) {
+        v[i] = cmul(v[i], w);
+        w = cmul(w, step);
+    }
+}
+
+// Exchange layouts (checked for bank conflicts over every warp of every read and write: none).
+// Between stages 1 and 2: element (k0, m); between stages 2 and 3: element (c, k0, k1).
+__device__ __forceinline__ int slot1(int k0, int m) {
+    const int e = k0 * 256 + m;
+    return e + (e >> 7);
+}
+__device__ __forceinline__ int slot2(int c, int k0, int k1) {
+    const int e = k1 * 256 + c * 16 + k0;
+    return e + (e >> 8) * 16;
+}
+constexpr int kSlots = 4096 + 15 * 16;  // the larger of the two padded layouts
+
+// One block per pair of rows (x1, x2): z = x1 + i x2, Z = FFT(z), w = IFFT(-i sgn(k) Z) = H(x1) + i H(x2)
+// since the Hilbert multiplier is the same complex-linear operator on both, n = 4096 = 16^3 as three
+// radix-16 passes each way. Thread t: stage 1 m = t (t = 16 b + c), stage 2 (c, k0) = (t >> 4, t & 15),
+// stage 3 (k0, k1) = (t & 15, t >> 4); frequency k = k0 + 16 k1 + 256 k2.
+__global__ void __launch_bounds__(256, 2) hilbert_pairs_4096(int batch, const float* __restrict__ x, float* __restrict__ env) {
+    constexpr int n = 4096;
+    __shared__ float re[kSlots], im[kSlots];
+    const int t = threadIdx.x;
+    const long long row = 2LL * blockIdx.x;
+    const bool second = row + 1 < batch;  // an odd batch pairs its last row with zeros
+    const float* x1 = x + row * n;
+    const float* x2 = second ? x1 + n : x1;
+    float2 in[16], v[16];
+#pragma unroll
+    for (int a = 0; a < 16; ++a) {
+        in[a] = make_float2(__ldg(x1 + 256 * a + t), second ? __ldg(x2 + 256 * a + t) : 0.0f);
+        v[a] = in[a];
+    }
+    // forward stage 1: over a (spans 256), then W_256^(b k0)
+    dft16<false>(v);
+    twiddle(v, unit(-(float)(t >> 4) / 128.0f));
+#pragma unroll
+    for (int k0 = 0; k0 < 16; ++k0) re[slot1(k0, t)] = v[k0].x, im[slot1(k0, t)] = v[k0].y;
+    __syncthreads();
+    // forward stage 2: over b, then W_n^(c (k0 + 16 k1))
+    const int c = t >> 4, k0 = t & 15;
+#pragma unroll
+    for (int b = 0; b < 16; ++b) v[b] = make_float2(re[slot1(k0, 16 * b + c)], im[slot1(k0, 16 * b + c)]);
+    dft16<false>(v);
+    twiddle(v, unit(-(float)(c * k0) / 2048.0f), unit(-(float)c / 128.0f));
+    __syncthreads();
+#pragma unroll
+    for (int k1 = 0; k1 < 16; ++k1) re[slot2(c, k0, k1)] = v[k1].x, im[slot2(c, k0, k1)] = v[k1].y;
+    __syncthreads();
+    // forward stage 3: over c, giving Z at k = f0 + 16 f1 + 256 k2
+    const int f0 = t & 15, f1 = t >> 4;
+#pragma unroll
+    for (int j = 0; j < 16; ++j) v[j] = make_float2(re[slot2(j, f0, f1)], im[slot2(j, f0, f1)]);
+    dft16<false>(v);
+    // -i sgn(k) / n: DC and Nyquist (k2 = 0 or 8 with f0 = f1 = 0) to zero, the first half times
+    // -i/n, the second +i/n
+#pragma unroll
+    for (int k2 = 0; k2 < 16; ++k2) {
+        const bool edge = (f0 | f1) == 0 && (k2 & 7) == 0;
+        const float s = edge ? 0.0f : (k2 < 8 ? 1.0f / n : -1.0f / n);
+        v[k2] = make_float2(s * v[k2].y, -s * v[k2].x);
+    }
+    // inverse: the adjoint of each forward step, in reverse order (conjugate DFTs and twiddles)
+    dft16<true>(v);
+    twiddle(v, unit((float)(f0 + 16 * f1) / 2048.0f));
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < 16; ++j) re[slot2(j, f0, f1)] = v[j].x, im[slot2(j, f0, f1)] = v[j].y;
+    __syncthreads();
+#pragma unroll
+    for (int k1 = 0; k1 < 16; ++k1) v[k1] = make_float2(re[slot2(c, k0, k1)], im[slot2(c, k0, k1)]);
+    dft16<true>(v);
+    twiddle(v, unit((float)k0 / 128.0f));
+    __syncthreads();
+#pragma unroll
+    for (int b = 0; b < 16; ++b) re[slot1(k0, 16 * b + c)] = v[b].x, im[slot1(k0, 16 * b + c)] = v[b].y;
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < 16; ++j) v[j] = make_float2(re[slot1(j, t)], im[slot1(j, t)]);
+    dft16<true>(v);  // H(x1) + i H(x2) at 256 a + t
+    float* e1 = env + row * n;
+#pragma unroll
+    for (int a = 0; a < 16; ++a) {
+        e1[256 * a + t] = sqrtf(in[a].x * in[a].x + v[a].x * v[a].x);
+        if (second) e1[n + 256 * a + t] = sqrtf(in[a].y * in[a].y + v[a].y * v[a].y);
+    }
+}
+
 void hilbert_envelope(int batch, int n, const float* x, float* env, float* work) {
     (void)work;
     if (batch <= 0 || n <= 0) return;
+    if (n == 4096) {
+        hilbert_pairs_4096<<<(batch + 1) / 2, 256>>>(batch, x, env);
+        return;
+    }
     int logn = 0;
     while ((1 << logn) < n) ++logn;
-    const int threads = n / 8 >= 32 ? n / 8 : 32;  // n <= 4096: at most 512
+    const int threads = n / 8 >= 32 ? n / 8 : 32;  // n < 4096 here: at most 256
     const size_t shared = (size_t)(n + n / 8 + n / 2) * sizeof(float2);
     if (shared > 48 * 1024) cudaFuncSetAttribute(hilbert_block, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
     hilbert_block<<<batch, threads, shared>>>(n, logn, x, env);
