@@ -215,7 +215,7 @@ def test_a_batchs_end_times_its_tasks_pinned_at_once_and_records_it(tmp_path, bu
     monkeypatch.setattr(oracle_module, "pin", watched)
     tasks = [load_task(HERE / "tasks" / name) for name in ("vec_scale", "vec_scale_host")]
     items = [(task, candidate("correct.cpp") + f"\n// {k}\n", "cpu") for task in tasks for k in range(2)]
-    config = _config(tmp_path, build_cache)
+    config = _config(tmp_path, build_cache, serial_settle_width=0)
     with Evaluator(config) as evaluator:
         results = evaluator.evaluate_many(items)
     assert len(pinned) >= 2 and all(affinity == {cpu} for _, cpu, affinity in pinned)
@@ -385,7 +385,7 @@ def test_a_lane_settles_on_the_cores_the_pool_gives_it(tmp_path, build_cache):
     from regrapht.eval.lanes import LaneState, close_batch, evaluate_batch, open_batch
 
     tasks = [load_task(HERE / "tasks" / name) for name in ("vec_scale", "vec_scale_host")]
-    state = LaneState(LaneSpec("cpu0"), _config(tmp_path, build_cache))
+    state = LaneState(LaneSpec("cpu0"), _config(tmp_path, build_cache, serial_settle_width=0))
     try:
         open_batch(state)
         evaluate_batch(state, [(task, candidate("correct.cpp"), "cpu") for task in tasks])

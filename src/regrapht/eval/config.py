@@ -68,7 +68,10 @@ class TimingConfig:
     # A batch's end times up to this many tasks' serial references at once, each pinned to a
     # physical core of its own (eval/settle.py); a timing that fails the rule above on its own is
     # timed again alone. 0: one per physical core the evaluator may use; 1: one at a time, alone.
-    serial_settle_width: int = 0
+    # 1 by default: on an H100 host (session 14, call C: 10 tasks on 16 cores, no SMT) every pinned
+    # timing failed the rule and was timed again alone, so the settle took 138.8 s of wall against
+    # 62-72 s one at a time (session 13, 14 call B). Why they failed was not recorded by the run.
+    serial_settle_width: int = 1
     # Also time each pinned task alone, briefly (3 rounds), after every pinned timing has ended, and
     # time it again alone in full where the two medians disagree by more than their errors allow.
     # Off: it costs a reference process per task; benchmarks/serial_pinned.py says whether a host
