@@ -179,6 +179,8 @@ def throughput(
             "serial_ms": r.timings.get("serial", {}).get("median_s", 0) * 1e3,
             "fresh_inputs": r.timings.get("candidate", {}).get("fresh_inputs"),
             "serial_source": r.timings.get("serial", {}).get("source"),
+            # Why a pinned settle timing was replaced by one alone (session 14's call C lost this).
+            "serial_pinned_rejected": r.timings.get("serial", {}).get("pinned_rejected"),
             "rounds": r.timings.get("candidate", {}).get("rounds"),
             "stop": r.timings.get("candidate", {}).get("stop"),
             "seconds": r.seconds,
@@ -231,6 +233,7 @@ def throughput(
         "settled_tasks": len(pinned),
         "settled_pinned": sum(1 for t in pinned.values() if t.get("concurrent") and not t.get("pinned_rejected")),
         "settled_rejected": sorted(k for k, t in pinned.items() if t.get("pinned_rejected")),
+        "settled_rejected_why": {k: t["pinned_rejected"] for k, t in sorted(pinned.items()) if t.get("pinned_rejected")},
         "evals_per_minute_wall_before_settle": 60 * len(items) / before_settle,
         "evals_per_gpu_minute": 60 * len(items) / worker_s if worker_s else None,
         # The wall time of every GPU the run held: what a multi-GPU run is charged for its GPUs.
