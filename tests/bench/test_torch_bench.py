@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -179,3 +180,33 @@ def test_lanes_on_a_gpu_and_ray_are_refused_for_torch(tmp_path: Path) -> None:
     assert lanes.exit_code == 2 and "one candidate per GPU at a time" in _flat(lanes.output)
     ray = runner.invoke(app, [*base, "--target", "cpu", "--ray", "auto"])
     assert ray.exit_code == 2 and "drop --ray" in _flat(ray.output)
+
+
+def test_a_gpu_named_twice_is_refused_for_torch(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["bench", "--kind", "torch", "--split", "example", "--target", "cuda", "--gpus", "0,0",
+                                 "--out", str(tmp_path / "o")])  # fmt: skip
+    assert result.exit_code == 2 and "names a GPU twice" in _flat(result.output)
+
+
+def test_identical_candidates_are_samples_of_their_own(tmp_path: Path) -> None:
+    from regrapht.bench.candidates import run_candidate_bench
+
+    suite = load_torch_suite(split="example")
+    (tmp_path / "relu").mkdir()
+    for name in ("a.py", "b.py"):
+        shutil.copy(HOSTILE / "plain_torch_relu.py", tmp_path / "relu" / name)
+    found = find_candidates(suite, tmp_path)
+    calls: list[int] = []
+
+    def judged(items: list) -> list:
+        calls.append(len(items))
+        return [SimpleNamespace(status="wrong_answer", speedups={}, fingerprint={}, seconds={}, message="", reward=0.0,
+                                integrity=[], compile={}) for _ in items]  # fmt: skip
+
+    journal = tmp_path / "out" / "samples.jsonl"
+    run_candidate_bench(suite, found, judged, target="cpu", source="t", split="example", baselines=["eager"], journal=journal)
+    keys = [json.loads(line)["key"] for line in journal.read_text().splitlines()]
+    assert len(keys) == 2 and len(set(keys)) == 2 and calls == [2]
+    again = run_candidate_bench(suite, found, judged, target="cpu", source="t", split="example", baselines=["eager"],
+                                journal=journal)  # fmt: skip
+    assert again["resumed"] == 2 and calls == [2]

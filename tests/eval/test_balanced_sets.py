@@ -116,13 +116,13 @@ def _bench(tmp_path: Path) -> BenchReference:
     return BenchReference(tmp_path, sets, [8.0e-3] * 5)
 
 
-def _judged(tmp_path: Path, vec_scale, samples: dict, checks: list[dict]) -> tuple[Evaluation, SetSamples | None]:
+def _judged(tmp_path: Path, vec_scale, samples: dict, checks: list[dict], **config) -> tuple[Evaluation, SetSamples | None]:
     files = {"out": str(tmp_path / "out.bin")}
     outcome = WorkerOutcome()
     outcome.messages.append({"event": "timing", "samples": samples, "hold_s": 0.0, "check_s": 0.0,
                              "checks": [{**c, "files": files} for c in checks]})  # fmt: skip
     ev = Evaluation(task_id=vec_scale.id, target="cpu", status="correct", message="", candidate_sha256="")
-    judge = TimingJudge(EvalConfig(cache_dir=str(tmp_path)), b"balanced-sets-secret")
+    judge = TimingJudge(EvalConfig(cache_dir=str(tmp_path), **config), b"balanced-sets-secret")
     return ev, judge.judge(ev, vec_scale, "cpu", _bench(tmp_path), outcome)
 
 
@@ -190,3 +190,15 @@ def test_balanced_quantiles_and_a_stratified_bootstrap() -> None:
     assert result.value == pytest.approx(2.0)
     # each resample keeps both sets: the interval stays near 2, never swinging to 3 / 0.5 or 1 / 1.5
     assert 1.8 < result.ci_low <= 2.0 <= result.ci_high < 2.2
+
+
+def test_the_reward_never_divides_by_the_library(tmp_path: Path, vec_scale) -> None:
+    """library.cu is timed to looser bounds, for information: a reward_baseline naming it is refused
+    in favour of serial, and naive.cu stays usable."""
+    samples, checks, _ = simulated_timing(0)
+    as_library = {"candidate": samples["candidate"], "library": samples["naive"]}
+    ev, _ = _judged(tmp_path, vec_scale, as_library, checks, reward_baseline="library")
+    assert ev.status == "correct" and "library" in ev.speedups
+    assert ev.reward_baseline == "serial"
+    ev, _ = _judged(tmp_path, vec_scale, samples, checks, reward_baseline="naive")
+    assert ev.reward_baseline == "naive"

@@ -314,3 +314,46 @@ def test_the_worker_keeps_its_copies_by_set_and_name_and_drops_handles_it_cannot
     w.rt, w.prestaged, w.inputs_report = None, {}, None  # the host convention: nothing to copy into
     w.take_inputs()
     assert not path.exists() and w.prestaged == {} and w.inputs_report is None
+
+
+def test_a_master_changed_during_a_lease_is_reported_at_its_release_and_uploaded_again(tmp_path):
+    """Checked at the offer only, a change made after it (by an earlier worker's code still exiting)
+    would reach the worker that copies next: the release checks again and says so."""
+    device = FakeDevice()
+    masters = InputMasters(device, device.keyed_sum, budget_bytes=1 << 20, key=99)
+    sources = _sets(tmp_path)
+    untouched = masters.offer("task", sources)
+    assert masters.release(untouched) is True and masters.tampered == 0
+    leased = masters.offer("task", sources)
+    device.memory[leased.arrays[0].ptr][:4] = b"\xff\xff\xff\xff"  # during the lease
+    assert masters.release(leased) is False
+    assert masters.tampered == 1 and masters.repairs == 1
+    assert bytes(device.memory[leased.arrays[0].ptr]) == np.load(sources[0][2]).tobytes()  # uploaded again
+    assert masters.release(masters.offer("task", sources)) is True
+
+
+def test_closing_frees_a_leased_master_only_when_its_lease_is_given_back(tmp_path):
+    device = FakeDevice()
+    masters = InputMasters(device, device.keyed_sum, budget_bytes=1 << 20, key=5)
+    leased = masters.offer("a", _sets(tmp_path / "a"))
+    idle = masters.offer("b", _sets(tmp_path / "b"))
+    masters.release(idle)
+    masters.close()
+    assert all(a.ptr not in device.memory for a in idle.arrays)
+    assert all(a.ptr in device.memory for a in leased.arrays)  # a worker may be copying it now
+    assert masters.release(leased) is True
+    assert not device.memory  # freed at the release, once closed
+
+
+def test_bench_files_gone_before_the_offer_cost_that_offer_only(tmp_path):
+    from regrapht.eval.device_judging import DeviceJudging
+
+    device = FakeDevice()
+    judging = DeviceJudging()
+    judging.masters = InputMasters(device, device.keyed_sum, budget_bytes=1 << 20, key=1)
+    judging._up = lambda libcudart, device_check: object()  # type: ignore[method-assign]
+    sources = _sets(tmp_path)
+    sources[1][2].unlink()  # the bench cache dropped the folder meanwhile
+    assert judging.offer_inputs("task", sources, "libcudart", "check") is None
+    assert judging.masters is not None and judging.masters_off is None  # still in use for the next
+    assert judging.offer_inputs("task", _sets(tmp_path), "libcudart", "check") is not None

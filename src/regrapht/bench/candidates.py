@@ -161,7 +161,15 @@ def run_candidate_bench(
             texts.append(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise CandidateSetError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
-    keys = [sample_key(t, text, target, baselines, settings) for (t, _), text in zip(items, texts)]
+    # The n-th candidate of a task with the same text as an earlier one is a sample of its own: k
+    # identical samples (a model at low temperature) are k measurements, and one judged does not
+    # stand in for its twin that a crash left unjudged.
+    seen: dict[str, int] = {}
+    keys = []
+    for (t, _), text in zip(items, texts):
+        base = sample_key(t, text, target, baselines, settings)
+        seen[base] = seen.get(base, 0) + 1
+        keys.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
     kept = read_journal(journal) if journal is not None else {}
     samples: dict[int, dict[str, Any]] = {}
     for i, ((_, path), key) in enumerate(zip(items, keys)):

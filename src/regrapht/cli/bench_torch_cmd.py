@@ -74,7 +74,9 @@ def torch_bench(
     source = str(candidates) if candidates else "task folders"
     n = sum(len(v) for v in found.values())
     # What a kept sample must match to be reused on a rerun (with the task, text, target, baselines).
-    settings = f"budget={eval_budget};seeds={eval_seeds}"
+    # The machine and the code too: a journal carried to another GPU, or kept across a harness change,
+    # is judged anew rather than mixed in.
+    settings = f"budget={eval_budget};seeds={eval_seeds};{_machine_and_code(target)}"
     try:
         with (
             lane_options.open_evaluator(config, target, gpus, lanes) as evaluator,
@@ -108,3 +110,20 @@ def torch_bench(
         console.print(f"[dim]no candidate for {len(results['missing'])} task(s): {', '.join(results['missing'])}[/]")
     print_bench(console, results)
     console.print(f"wrote {paths['results']}, {paths['report']}")
+
+
+def _machine_and_code(target: str) -> str:
+    """What a kept torch sample was measured with: this regrapht, torch, and the device kind."""
+    import platform
+
+    import regrapht
+    from regrapht.eval import toolchain
+
+    try:
+        import torch
+
+        torch_version = torch.__version__
+    except ImportError:
+        torch_version = "none"
+    device = ",".join(sorted({g.name for g in toolchain.gpus()})) if target == "cuda" else platform.machine()
+    return f"regrapht={regrapht.__version__};torch={torch_version};device={device}"

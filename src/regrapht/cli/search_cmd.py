@@ -521,6 +521,8 @@ def bench_command(
         raise _fail("--kind torch runs on this host's GPUs: drop --ray (pick the GPUs with --gpus)")
     if kind == "torch" and target == "cuda" and lanes != 1:
         raise _fail("--kind torch runs one candidate per GPU at a time: drop --lanes (pick the GPUs with --gpus)")
+    if kind == "torch" and target == "cuda" and gpus and _repeats_a_gpu(gpus):
+        raise _fail(f"--kind torch runs one candidate per GPU at a time: --gpus {gpus} names a GPU twice")
     _check_target(target, cluster=ray)
     if kind not in ("serial-cpp", "torch"):
         raise _fail(f"--kind must be serial-cpp or torch, not {kind!r}")
@@ -694,3 +696,13 @@ def _beside_first_run(first: Path) -> Path:
     """The folder that holds the first run's folder (where its siblings usually are)."""
     folder = first if first.is_dir() else first.parent
     return folder.resolve().parent
+
+
+def _repeats_a_gpu(gpus: str) -> bool:
+    from regrapht.eval.devices import LaneSpecError, parse_gpu_list
+
+    try:
+        positions = parse_gpu_list(gpus)
+    except LaneSpecError:
+        return False  # refused with its own reason when the lanes are checked
+    return len(positions) != len(set(positions))

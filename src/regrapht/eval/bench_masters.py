@@ -17,6 +17,7 @@ is counted (`repairs`), so no candidate's verdict can rest on inputs an earlier 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import secrets
@@ -86,6 +87,7 @@ class MasterSet:
     nbytes: int = 0
     stamp: tuple = ()  # its files' (inode, mtime, size), in order: a rebuild in the same folder differs
     leases: int = 0  # workers given its handles and not yet done: never dropped meanwhile
+    owner: Any = None  # the InputMasters that keeps it (a lease is given back there, even after a close)
 
 
 class InputMasters:
@@ -98,6 +100,8 @@ class InputMasters:
         self.key = secrets.randbits(64) if key is None else key  # never leaves this process
         self.masters: OrderedDict[str, MasterSet] = OrderedDict()
         self.lock = threading.Lock()
+        self.closed = False
+        self.tampered = 0  # leases given back with a master changed during them
         self.repairs = 0  # master arrays found changed and uploaded again
         self.uploads = 0  # master arrays uploaded from their files (repairs included)
         self.verify_s = 0.0
@@ -134,23 +138,47 @@ class InputMasters:
                 master = None
             if master is not None:
                 self.masters.move_to_end(key)
-                began = time.perf_counter()
-                for array in master.arrays:
-                    if self.keyed_sum(array.ptr, array.nbytes, self.key) != array.keyed:
-                        self.repairs += 1
-                        self._upload(array)
-                self.verify_s += time.perf_counter() - began
+                self._intact(master)
             else:
                 master = self._stage(key, sources)
                 if master is None:
                     return None
                 master.stamp = stamp
+                master.owner = self
             master.leases += 1
             return master
 
-    def release(self, master: MasterSet) -> None:
+    def _intact(self, master: MasterSet) -> bool:
+        """Check every array against the keyed sum it was uploaded with; a changed one is uploaded
+        again from its file. Whether all were intact."""
+        began, intact = time.perf_counter(), True
+        for array in master.arrays:
+            if self.keyed_sum(array.ptr, array.nbytes, self.key) != array.keyed:
+                self.repairs += 1
+                intact = False
+                self._upload(array)
+        self.verify_s += time.perf_counter() - began
+        return intact
+
+    def release(self, master: MasterSet) -> bool:
+        """A worker is done with `master`: whether it stayed intact through the lease (checked again
+        now: checked at the offer only, a change between the offer and the worker's copy, by code of
+        an earlier worker still exiting, would reach that worker's inputs unseen). A changed master is
+        uploaded again; the caller judges that candidate again from files."""
         with self.lock:
             master.leases = max(0, master.leases - 1)
+            try:
+                intact = self.closed or self._intact(master)
+            except Exception:
+                intact = False  # the device failed: that run's inputs cannot be vouched for
+            if not intact:
+                self.tampered += 1
+            if self.closed and master.leases == 0:
+                with contextlib.suppress(Exception):
+                    for array in master.arrays:
+                        self.rt.free(array.ptr)
+                master.arrays = []
+            return intact
 
     def forget(self, key: str) -> None:
         """Free a key's masters (its task's bench data is gone); kept while a worker holds a lease."""
@@ -160,9 +188,15 @@ class InputMasters:
                 self._drop(key)
 
     def close(self) -> None:
+        """Free every master no worker holds; a leased one is freed when its lease is given back
+        (a worker may be copying it now)."""
         with self.lock:
+            self.closed = True
             for key in list(self.masters):
-                self._drop(key)
+                if self.masters[key].leases == 0:
+                    self._drop(key)
+                else:
+                    self.masters.pop(key)
 
     def _stage(self, key: str, sources: list[tuple[int, str, Path]]) -> MasterSet | None:
         arrays = [(s, name, np.load(path, mmap_mode="r"), Path(path)) for s, name, path in sources]

@@ -146,7 +146,8 @@ class CandidateRunner:
         return master
 
     def run(
-        self, task: Task, target: str, libs: dict[str, str], tests: TestReference, hold: Hold | None = None
+        self, task: Task, target: str, libs: dict[str, str], tests: TestReference, hold: Hold | None = None,
+        use_masters: bool = True,
     ) -> CandidateRun:
         """Run the candidate's worker under `hold` (the caller's hold on the quiet gate; taken here
         for the worker's run when None), given back while the worker waits for its bench data."""
@@ -238,13 +239,15 @@ class CandidateRunner:
         if hold is None:
             hold = self._quiet.hold()
         master = None
-        if job["device_check"] is not None and job["device_buffers"]:
-            self._stage_judge_ahead(task, job, run)
-            master = self._offer_inputs(task, job, job_dir, run)
-        spare = self.spares.take() if uses_cuda else None
-        if uses_cuda:
-            self.spares.start(job["libcudart"])  # the next candidate's: Python now, CUDA after this one
+        intact = True
         try:
+            if job["device_check"] is not None and job["device_buffers"]:
+                self._stage_judge_ahead(task, job, run)
+                if use_masters:
+                    master = self._offer_inputs(task, job, job_dir, run)
+            spare = self.spares.take() if uses_cuda else None
+            if uses_cuda:
+                self.spares.start(job["libcudart"])  # the next candidate's: Python now, CUDA after this one
             run.outcome = run_worker(
                 job,
                 job_dir / "job.json",
@@ -258,13 +261,18 @@ class CandidateRunner:
         finally:
             if master is not None:
                 (job_dir / HANDLES_FILE).unlink(missing_ok=True)  # a worker that never read it
-                self.device_judging.release_inputs(master)
+                intact = self.device_judging.release_inputs(master)
             if own_hold:
                 hold.release()
             if uses_cuda:
                 # Once this worker is gone (ended at its done, it may still be exiting): a candidate
                 # that held the GPU's memory has given it back before the spare's context asks for some.
                 EXITS.then(self.spares.open_context)
+        if not intact:
+            # The bench inputs' master changed while this worker held it: its copy may be of changed
+            # inputs, by code that was not its own. Judged again, its inputs uploaded from the files.
+            shutil.rmtree(job_dir, ignore_errors=True)
+            return self.run(task, target, libs, tests, use_masters=False)
         report = run.outcome.last(Event.SANDBOX)
         if job["sandbox"] is not None and report is not None and report.get("broken"):
             # Before any candidate code loaded, the harness's own calls failed inside the sandbox:

@@ -91,6 +91,8 @@ class DeviceJudging:
             return None
         try:
             return masters.offer(key, sources)
+        except OSError:  # its files went (the bench cache dropped them) since the caller looked
+            return None
         except Exception as exc:  # the parent's own failure: uploads from files, as without them
             with self._lock:
                 self.masters, self.masters_off = None, f"keeping the bench inputs on the device failed: {exc}"
@@ -98,10 +100,10 @@ class DeviceJudging:
                 masters.close()
             return None
 
-    def release_inputs(self, master: MasterSet) -> None:
-        masters = self.masters
-        if masters is not None:
-            masters.release(master)
+    def release_inputs(self, master: MasterSet) -> bool:
+        """Give back a worker's lease; whether the master stayed intact through it (the caller judges
+        the candidate again from files where not)."""
+        return master.owner.release(master) if master.owner is not None else True
 
     def judge_anchor(self, task: Task, run: Any, message: dict[str, Any]) -> bool:
         """Judge the output a worker kept in device memory for a checked timed call, where it lies;

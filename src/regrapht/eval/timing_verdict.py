@@ -18,6 +18,7 @@ from regrapht.eval.record import Evaluation, hierarchical_reward
 from regrapht.eval.reference import BenchReference, RefCase, perturbed_inputs
 from regrapht.eval.runner import WorkerOutcome
 from regrapht.eval.stats import SetSamples, balanced_quantile, paired_ratio, speedup, summarize
+from regrapht.eval.stop_rule import LIBRARY_LIB
 from regrapht.eval.verdicts import fmt_sizes, late_message
 from regrapht.tasks import Task, derive_seed, load_checker
 
@@ -195,7 +196,9 @@ class TimingJudge:
                 )
         self.roofline(ev, task, target)
         if ev.status == "correct":
-            baseline = self.config.reward_baseline if self.config.reward_baseline in ev.speedups else "serial"
+            # Never library.cu: it is timed to looser bounds (stop_rule.LIBRARY_LIB), for information.
+            wanted = self.config.reward_baseline
+            baseline = wanted if wanted in ev.speedups and wanted != LIBRARY_LIB else "serial"
             ev.reward_baseline = baseline
             ev.reward = hierarchical_reward("correct", ev.speedups[baseline]["value"])
         return SetSamples(list(cand_samples), list(cand_sets) if cand_sets else None)

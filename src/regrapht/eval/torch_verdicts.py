@@ -75,8 +75,7 @@ def judge_timing(ev: Evaluation, task: TorchTask, target: str, timing: dict[str,
 def hidden_dispatch(samples: dict[str, dict[str, list[float]]], hold_s: float) -> dict[str, float] | None:
     """What the candidate's dispatch hid behind the hold beyond an honest launch path's allowance
     (see DISPATCH_RATIO): None when nothing is to be counted (no hold, no dispatch times, or within
-    the allowance). A dispatch longer than the hold was timed past the hold already (its event time
-    holds the wait for its launch), so only the part within the hold is hidden."""
+    the allowance, or a dispatch that lasted the whole hold: it may have waited on the device)."""
     eager, own = samples.get("eager", {}), samples.get("candidate", {})
     if hold_s <= 0 or not eager.get("dispatch") or not own.get("dispatch"):
         return None
@@ -84,7 +83,12 @@ def hidden_dispatch(samples: dict[str, dict[str, list[float]]], hold_s: float) -
     compiled = [_median(samples[n], "dispatch") for n in DISPATCH_COMPILED if samples.get(n, {}).get("dispatch")]
     allowance = max([DISPATCH_RATIO * reference, reference + DISPATCH_MARGIN_S] + [c + DISPATCH_MARGIN_S for c in compiled])
     dispatch = _median(own, "dispatch")
-    counted = min(dispatch, hold_s) - allowance
+    if dispatch >= hold_s:
+        # It returned no sooner than the hold ended: it may have waited on the device (an `.item()`, a
+        # copy to the host), which is no hidden work and whose cost is in its event time already; a
+        # wait cannot be told from host work here, so nothing is counted (docs/evaluation.md).
+        return None
+    counted = dispatch - allowance
     if counted <= 0:
         return None
     return {"dispatch_s": dispatch, "reference_s": reference, "allowance_s": allowance, "counted_s": counted}
