@@ -26,7 +26,16 @@ import numpy as np
 from regrapht.eval import EvalConfig, Evaluator
 from regrapht.eval import timing_verdict as timing_verdict_module
 from regrapht.eval.protocol import Event
-from regrapht.eval.stop_rule import _logs, interval_spec, median_halfwidth, within_set_rse
+from regrapht.eval.stop_rule import (
+    LIBRARY_LIB,
+    PRECISE,
+    _logs,
+    interval_met,
+    interval_spec,
+    median_halfwidth,
+    stop_reason,
+    within_set_rse,
+)
 from regrapht.tasks import find_task
 
 DEFAULT_TASKS = ["spmv_csr", "inclusive_scan", "histogram_u8", "saxpy"]
@@ -37,6 +46,8 @@ def replay(samples: dict[str, dict[str, list[float]]], config: EvalConfig) -> li
     ratios' half-width against the candidate, and which rule would hold."""
     tc = config.timing_config
     spec = interval_spec(tc)
+    precise_spec = {"max_rounds": tc.max_rounds, "budget_s": float("inf"), "min_rounds": tc.min_rounds, "min_s": tc.min_s,
+                    "target_rse": tc.target_rse, "lib_target_rse": {LIBRARY_LIB: tc.library_target_rse}}  # fmt: skip
     n_all = min(len(s["event"]) for s in samples.values())
     rows = []
     for n in range(2, n_all + 1):
@@ -50,11 +61,10 @@ def replay(samples: dict[str, dict[str, list[float]]], config: EvalConfig) -> li
             if lib != "candidate":
                 own = _logs(samples["candidate"]["event"][:n])
                 row[f"ratio_hw_{lib}"] = median_halfwidth(own - logs, sets) if own is not None and logs is not None else None
-        row["precise"] = n >= tc.min_rounds and all(row[f"rse_{lib}"] <= tc.target_rse for lib in samples)
-        row["interval"] = n >= spec["floor_rounds"] and row["own_hw_candidate"] <= spec["own_halfwidth"] and all(
-            row[f"ratio_hw_{lib}"] is not None and row[f"ratio_hw_{lib}"] <= spec["halfwidth"]
-            for lib in samples if lib != "candidate"
-        )
+        # Each rule as the worker applies it (stop_rule.py, with the run's own bounds), on its own.
+        prefix = {lib: {key: v[key][:n] for key in ("event", "host", "set")} for lib, v in samples.items()}
+        row["precise"] = stop_reason(prefix, precise_spec, tc.min_s, n, n) == PRECISE
+        row["interval"] = n >= spec["floor_rounds"] and interval_met(prefix, spec)
         rows.append(row)
     return rows
 

@@ -187,13 +187,12 @@ def run_candidate_bench(
             new.append((items[i][0].id, samples[i]))
         if journal is not None:
             journal.parent.mkdir(parents=True, exist_ok=True)
-            with journal.open("a+b") as fh:  # a line cut by a crash must not swallow the next one
-                fh.seek(0, 2)
-                if fh.tell() and (fh.seek(-1, 2), fh.read(1))[1] != b"\n":
-                    fh.write(b"\n")
-            with journal.open("a", encoding="utf-8") as fh:
-                for i in part:
-                    fh.write(json.dumps({"key": keys[i], "task": items[i][0].id, "sample": samples[i]}, default=float) + "\n")
+            lines = "".join(json.dumps({"key": keys[i], "task": items[i][0].id, "sample": samples[i]}, default=float) + "\n"
+                            for i in part)  # fmt: skip
+            with journal.open("a+b") as fh:
+                # a line cut by a crash mid-write must not swallow the first of these
+                cut = fh.tell() > 0 and (fh.seek(-1, 2), fh.read(1))[1] != b"\n"
+                fh.write((b"\n" if cut else b"") + lines.encode("utf-8"))
         if on_progress is not None:
             on_progress(len(samples), len(items), new)
     by_task: dict[str, list[dict[str, Any]]] = {}

@@ -113,11 +113,10 @@ def torch_bench(
 
 
 def _machine_and_code(target: str) -> str:
-    """What a kept torch sample was measured with: this regrapht, torch, and the device kind."""
-    import platform
-
+    """What a kept torch sample was measured with: this regrapht, torch, and the machine as stored
+    evaluations are filed (devices.machine_name)."""
     import regrapht
-    from regrapht.eval import toolchain
+    from regrapht.eval.devices import machine_name
 
     try:
         import torch
@@ -125,5 +124,4 @@ def _machine_and_code(target: str) -> str:
         torch_version = torch.__version__
     except ImportError:
         torch_version = "none"
-    device = ",".join(sorted({g.name for g in toolchain.gpus()})) if target == "cuda" else platform.machine()
-    return f"regrapht={regrapht.__version__};torch={torch_version};device={device}"
+    return f"regrapht={regrapht.__version__};torch={torch_version};{machine_name(target)}"

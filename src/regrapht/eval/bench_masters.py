@@ -174,10 +174,8 @@ class InputMasters:
             if not intact:
                 self.tampered += 1
             if self.closed and master.leases == 0:
-                with contextlib.suppress(Exception):
-                    for array in master.arrays:
-                        self.rt.free(array.ptr)
-                master.arrays = []
+                with contextlib.suppress(Exception):  # the context may be gone with the judge's
+                    self._free(master)
             return intact
 
     def forget(self, key: str) -> None:
@@ -244,7 +242,11 @@ class InputMasters:
         return sum(m.nbytes for m in self.masters.values())
 
     def _drop(self, key: str) -> None:
-        for array in self.masters.pop(key).arrays:
+        self._free(self.masters.pop(key))
+
+    def _free(self, master: MasterSet) -> None:
+        arrays, master.arrays = master.arrays, []
+        for array in arrays:
             self.rt.free(array.ptr)
 
 
