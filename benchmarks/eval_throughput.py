@@ -181,6 +181,7 @@ def throughput(
             "serial_source": r.timings.get("serial", {}).get("source"),
             # Why a pinned settle timing was replaced by one alone (session 14's call C lost this).
             "serial_pinned_rejected": r.timings.get("serial", {}).get("pinned_rejected"),
+            "serial_concurrent": r.timings.get("serial", {}).get("concurrent"),
             "rounds": r.timings.get("candidate", {}).get("rounds"),
             "stop": r.timings.get("candidate", {}).get("stop"),
             "seconds": r.seconds,
@@ -234,6 +235,19 @@ def throughput(
         "settled_pinned": sum(1 for t in pinned.values() if t.get("concurrent") and not t.get("pinned_rejected")),
         "settled_rejected": sorted(k for k, t in pinned.items() if t.get("pinned_rejected")),
         "settled_rejected_why": {k: t["pinned_rejected"] for k, t in sorted(pinned.items()) if t.get("pinned_rejected")},
+        # Per settled task, the baseline it ended with: runs of one host compare them (alone vs pinned).
+        "settled": {
+            k: {
+                "median_ms": round(t.get("median_s", 0.0) * 1e3, 4),
+                "rel_median_error": t.get("rel_median_error"),
+                "concurrent": t.get("concurrent"),
+                "timings": t.get("timings"),
+                "samples": t.get("samples"),
+                "lane": next((r.fingerprint.get("lane") for r in results if r.task_id == k), None),
+                "settle_s": next((r.seconds.get("serial_settle") for r in results if r.task_id == k and "serial_settle" in r.seconds), None),
+            }
+            for k, t in sorted(pinned.items())
+        },
         "evals_per_minute_wall_before_settle": 60 * len(items) / before_settle,
         "evals_per_gpu_minute": 60 * len(items) / worker_s if worker_s else None,
         # The wall time of every GPU the run held: what a multi-GPU run is charged for its GPUs.

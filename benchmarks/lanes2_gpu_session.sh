@@ -154,6 +154,26 @@ if one and two:
     print(f"two GPUs vs one (per wall minute, cold, defended): {summary['two_vs_one_wall']:.3f}x (target 1.9x); "
           f"before the batch-end settle: {summary['two_vs_one_before_settle']:.3f}x; settle {one['settle_s']:.1f} s "
           f"with one GPU, {two['settle_s']:.1f} s with two")
+if one and two and one.get("settled") and two.get("settled"):
+    # The same tasks' serial baselines, settled alone (one GPU) and pinned beside the other lane's (two):
+    # how far apart, against the errors both medians carry.
+    rows = {}
+    for task in sorted(set(one["settled"]) & set(two["settled"])):
+        a, b = one["settled"][task], two["settled"][task]
+        if not a["median_ms"] or not b["median_ms"]:
+            continue
+        err = ((a.get("rel_median_error") or 0) ** 2 + (b.get("rel_median_error") or 0) ** 2) ** 0.5
+        ratio = b["median_ms"] / a["median_ms"]
+        rows[task] = {"alone_ms": a["median_ms"], "two_ms": b["median_ms"], "ratio": round(ratio, 4),
+                      "combined_error": round(err, 4), "two_concurrent": b.get("concurrent"), "two_lane": b.get("lane"),
+                      "two_settle_s": b.get("settle_s"), "one_settle_s": a.get("settle_s")}
+        print(f"    {task:24s} alone {a['median_ms']:10.3f} ms, two-GPU settle {b['median_ms']:10.3f} ms (beside "
+              f"{b.get('concurrent')}, {b.get('lane')}): {ratio:.4f}x, errors {100 * err:.2f}%")
+    summary["settled_compare"] = rows
+    per_lane = {}
+    for r in rows.values():
+        per_lane[r["two_lane"]] = per_lane.get(r["two_lane"], 0.0) + (r["two_settle_s"] or 0.0)
+    print(f"two-GPU settle per lane (summed task seconds): {per_lane}")
 try:
     pinned = json.loads((work / "C_pinned" / "serial_pinned.json").read_text())["summary"]
     summary["pinned"] = {k: pinned[k] for k in ("within", "max_deviation", "median_alone_spread", "alone_s", "pinned_s")}

@@ -20,7 +20,7 @@ from regrapht.eval.lanes import LaneDied
 from regrapht.eval.oracle import ReferenceError
 from regrapht.eval.pool import DevicePool, pool_config
 from regrapht.eval.serial_baselines import SerialBaseline, SerialBaselineStore
-from regrapht.eval.settle import pinned_problem, settle_tasks, share_physical_cores
+from regrapht.eval.settle import SettleLock, pinned_problem, settle_tasks, share_physical_cores
 from regrapht.tasks import load_task
 from tests.eval.conftest import HERE, candidate, quick_config
 
@@ -156,11 +156,96 @@ def test_one_core_or_one_task_settles_alone_one_after_another(cores, tasks):
     assert all(a[5] <= b[4] for a, b in zip(spans, spans[1:]))
 
 
-def test_the_rule_for_a_pinned_timing_allows_no_pooled_exception():
+def test_the_rule_for_a_pinned_timing_allows_the_pooled_exception_only_beside_few_others():
     noisy = SerialBaseline([1.0, 1.2, 0.8, 1.1, 0.9], quiet=True, background_cores=0.0, timings=3, concurrent=3)
     assert noisy.problem(0.01, 0.5) is None  # alone, three pooled runs are kept whatever their spread
     assert "median is known to" in (pinned_problem(noisy, 0.01, 0.5) or "")
+    assert "median is known to" in (pinned_problem(noisy, 0.01, 0.5, pool_beside=2) or "")
+    assert pinned_problem(noisy, 0.01, 0.5, pool_beside=3) is None
+    one_run = SerialBaseline([1.0, 1.2, 0.8, 1.1, 0.9], quiet=True, background_cores=0.0, timings=1, concurrent=1)
+    assert "median is known to" in (pinned_problem(one_run, 0.01, 0.5, pool_beside=1) or "")  # a pool, not one run
     assert pinned_problem(SerialBaseline([1.0, 1.0, 1.0], True, 0.1, concurrent=1), 0.01, 0.5) is None
+
+
+def test_one_core_beside_another_lane_times_pinned_and_keeps_a_pool_of_runs():
+    oracle, items = FakeOracle({"t1": [1.0, 1.2, 0.8, 1.1, 0.9]}), _items(2)
+    real = oracle.time_pinned
+
+    def pooled(task, bench, cpu, beside):
+        baseline = real(task, bench, cpu, beside)
+        baseline.timings = 3  # what Oracle.time_pinned pools when a run does not pin its median
+        return baseline
+
+    oracle.time_pinned = pooled
+    out = settle_tasks(items, oracle, [7], max_median_error=0.01, max_background=0.5, others=1, pool_beside=1)
+    assert [ok for ok, _ in out] == [True, True] and sorted(oracle.kept) == ["t0", "t1"]
+    assert [(e[0], e[2], e[3]) for e in oracle.log] == [("pinned", 7, 1)] * 2  # one at a time, beside the other lane's
+    oracle2, items2 = FakeOracle({"t1": [1.0, 1.2, 0.8, 1.1, 0.9]}), _items(2)
+    oracle2.time_pinned = lambda task, bench, cpu, beside: (lambda b: (setattr(b, "timings", 3), b)[1])(
+        FakeOracle.time_pinned(oracle2, task, bench, cpu, beside)
+    )
+    settle_tasks(items2, oracle2, [7], max_median_error=0.01, max_background=0.5, others=1, pool_beside=0)
+    assert oracle2.kept == ["t0"] and [e[1] for e in oracle2.log if e[0] == "alone"] == ["t1"]
+
+
+def test_the_longest_serial_reference_is_timed_first():
+    oracle, items = FakeOracle(seconds=0.05), _items(3)
+    for (_, bench), guess in zip(items, [0.1, 3.0, 1.0]):
+        bench.serial_samples = [guess] * 3
+    settle_tasks(items, oracle, [0, 1], max_median_error=0.01, max_background=0.5)
+    assert [e[1] for e in sorted(oracle.log, key=lambda e: e[4])][0] == "t1"
+
+
+def _settle_lane(path, items, oracle, cores, others, out):
+    out.append(
+        settle_tasks(items, oracle, cores, 0.01, 0.5, others=others, lock=SettleLock(path))
+    )
+
+
+def test_a_lanes_alone_retime_never_runs_beside_another_lanes_pinned_timings(tmp_path):
+    lock = tmp_path / "settle.lock"
+    noisy = FakeOracle({"t0": [1.0, 1.2, 0.8, 1.1, 0.9]}, seconds=0.15)  # lane A: rejected, timed again alone
+    busy = FakeOracle(seconds=0.15)  # lane B: four pinned timings on one core
+    a_items, b_items, out = _items(1), [(FakeTask(f"b{k}"), FakeBench()) for k in range(4)], []
+    threads = [
+        threading.Thread(target=_settle_lane, args=(lock, a_items, noisy, [0], 1, out)),
+        threading.Thread(target=_settle_lane, args=(lock, b_items, busy, [1], 1, out)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(out) == 2 and all(ok for result in out for ok, _ in result)
+    [alone] = [e for e in noisy.log if e[0] == "alone"]
+    pinned_b = [e for e in busy.log if e[0] == "pinned"]
+    assert len(pinned_b) == 4
+    assert not [b for b in pinned_b if b[4] < alone[5] and alone[4] < b[5]]  # no overlap
+    # The first pinned timings did run side by side: the lanes settle at once.
+    first_a = next(e for e in noisy.log if e[0] == "pinned")
+    assert any(b[4] < first_a[5] and first_a[4] < b[5] for b in pinned_b)
+
+
+def test_the_settle_lock_lets_shared_holds_meet_and_keeps_an_exclusive_one_apart(tmp_path):
+    lock, events = SettleLock(tmp_path / "l"), []
+
+    def hold(kind, seconds):
+        with (lock.shared() if kind == "shared" else lock.exclusive()):
+            events.append((kind, "in", time.monotonic()))
+            time.sleep(seconds)
+            events.append((kind, "out", time.monotonic()))
+
+    with lock.shared():
+        other = threading.Thread(target=hold, args=("shared", 0.0))
+        other.start()
+        other.join(timeout=2.0)
+        assert not other.is_alive()  # a second shared hold did not wait
+        writer = threading.Thread(target=hold, args=("exclusive", 0.0))
+        writer.start()
+        time.sleep(0.2)
+        assert [e for e in events if e[0] == "exclusive"] == []  # waits while a shared hold lasts
+    writer.join(timeout=2.0)
+    assert [e[:2] for e in events if e[0] == "exclusive"] == [("exclusive", "in"), ("exclusive", "out")]
+    assert SettleLock(tmp_path / "missing" / "dir" / "l").exclusive().__enter__() is None  # unopenable: no lock
 
 
 # ---- cores and their load ------------------------------------------------------------------------------
@@ -268,6 +353,7 @@ class SettlingLane:
         if fn.__name__ == "close_batch":
             if args:
                 self.log.append(("cores", self.name, args[0]))
+                self.log.append(("others", self.name, args[1]))
             self.log.append(("close_start", self.name, time.monotonic()))
             with contextlib.suppress(threading.BrokenBarrierError):
                 self.barrier.wait()
@@ -295,13 +381,14 @@ def _pool_items():
     return [(task, f"candidate {k} of {task.id}", "cpu") for task in tasks for k in range(2)]
 
 
-def _run_pool(cores, width=0, dies=False, check=False):
+def _run_pool(cores, width=0, dies=False, check=False, at_once=True):
     log: list = []
     barrier = threading.Barrier(2, timeout=2.0)
     lanes = [SettlingLane("l0", cores[0], barrier, log, dies_at_close=dies), SettlingLane("l1", cores[1], barrier, log)]
     config = pool_config(None, 2)
     config.timing_config.serial_settle_width = width
     config.timing_config.serial_settle_check = check
+    config.timing_config.serial_settle_lanes_at_once = at_once
     pool = DevicePool(config, lanes)
     results = pool.evaluate_many(_pool_items())
     return pool, results, log
@@ -320,12 +407,25 @@ def test_lanes_on_cores_of_their_own_settle_at_once(monkeypatch):
     assert all(lane["settle_s"] > 0 for lane in pool.lane_stats["lanes"].values())
 
 
+@pytest.mark.parametrize("width, check, others", [(1, False, 1), (0, True, 2), (2, False, 2)])
+def test_lanes_settle_at_once_with_any_width_and_with_checks_each_told_the_others_timings(monkeypatch, width, check, others):
+    import regrapht.eval.settle as settle_module
+
+    monkeypatch.setattr(settle_module, "core_siblings", lambda cpu: frozenset({cpu}))  # no SMT
+    _, results, log = _run_pool([(0, 1), (2, 3)], width, check=check)
+    starts = [t for kind, _, t in log if kind == "close_start"]
+    ends = [t for kind, _, t in log if kind == "close_end"]
+    assert len(starts) == 2 and max(starts) < min(ends)
+    assert {name: n for kind, name, n in log if kind == "others"} == {"l0": others, "l1": others}
+    assert [r.task_id for r in results] == ["restated", "vec_scale", "restated", "sin_series"]
+
+
 @pytest.mark.parametrize(
-    "cores, width, check",
-    [([(0, 1), (1, 2)], 0, False), ([(0, 1), ()], 0, False), ([(0, 1), (2, 3)], 1, False), ([(0, 1), (2, 3)], 0, True)],
+    "cores, at_once",
+    [([(0, 1), (1, 2)], True), ([(0, 1), ()], True), ([(0, 1), (2, 3)], False)],
 )
-def test_lanes_sharing_cores_unpinned_settling_alone_or_checking_alone_close_one_after_another(cores, width, check):
-    pool, results, log = _run_pool(cores, width, check=check)
+def test_lanes_sharing_cores_unpinned_or_told_not_to_close_one_after_another(cores, at_once):
+    pool, results, log = _run_pool(cores, 0, at_once=at_once)
     order = [kind for kind, _, _ in log]
     assert order == ["close_start", "close_end", "close_start", "close_end"]  # and no cores given  # the barrier broke: one at a time
     assert [r.task_id for r in results] == ["restated", "vec_scale", "restated", "sin_series"]

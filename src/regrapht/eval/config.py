@@ -65,13 +65,21 @@ class TimingConfig:
     # meanwhile. Otherwise it serves its own run, and the next run times again.
     serial_max_median_error: float = 0.01
     serial_max_background: float = 0.5
-    # A batch's end times up to this many tasks' serial references at once, each pinned to a
-    # physical core of its own (eval/settle.py); a timing that fails the rule above on its own is
-    # timed again alone. 0: one per physical core the evaluator may use; 1: one at a time, alone.
+    # A batch's end times up to this many tasks' serial references at once per lane (or evaluator),
+    # each pinned to a physical core of its own (eval/settle.py); a timing that fails the rule above
+    # on its own is timed again alone. 0: one per physical core the lane may use; 1: one at a time.
     # 1 by default: on an H100 host (session 14, call C: 10 tasks on 16 cores, no SMT) every pinned
     # timing failed the rule and was timed again alone, so the settle took 138.8 s of wall against
-    # 62-72 s one at a time (session 13, 14 call B). Why they failed was not recorded by the run.
+    # 62-72 s one at a time (session 13, 14 call B).
     serial_settle_width: int = 1
+    # Lanes of a pool on cores of their own settle at the same time, each within its cores, pinned
+    # (`serial_settle_width` timings a lane); off: one lane after another, alone. A single evaluator
+    # with a width of one times alone either way.
+    serial_settle_lanes_at_once: bool = True
+    # A pinned timing beside at most this many others is kept from a pool of runs whatever its
+    # spread, as an alone one is (SerialBaseline.problem); beside more, its median must be pinned or
+    # it is timed again alone. 1: two lanes' timings side by side, each on its own physical core.
+    serial_pinned_pool_beside: int = 1
     # Also time each pinned task alone, briefly (3 rounds), after every pinned timing has ended, and
     # time it again alone in full where the two medians disagree by more than their errors allow.
     # Off: it costs a reference process per task; benchmarks/serial_pinned.py says whether a host

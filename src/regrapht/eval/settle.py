@@ -19,22 +19,39 @@ ones on a host: the check the spread rule cannot make. Where a host shows such a
 in full where the two medians disagree (`disagreement`); `serial_settle_width = 1` settles one task
 after another, alone, as before.
 
+Lanes of a pool with cores of their own settle at the same time, each pinned within its own cores
+(`serial_settle_width` timings a lane, one by default), so a host of two GPUs settles in about half
+the wall time of one: one task after another on a single GPU took 62-72 s of a 150-190 s batch, a
+cost the second GPU did not share (sessions 13 and 14). A host-wide lock (`SettleLock`) keeps every
+timing that must run alone (a re-time, a check) apart from any other lane's pinned timings: pinned
+timings hold it shared, alone ones exclusively.
+
+A pinned timing beside few others (`serial_pinned_pool_beside`, one by default: the other lane's)
+is kept from a pool of runs as an alone one is, where its spread never pins its median: those
+references vary between processes (a property of the reference, not of its neighbours), and
+re-timing them alone doubled their cost. Beside more, the rule stays strict.
+
 Records say what happened: `timings.serial.concurrent` (other timings that ran beside it; 0 alone),
 and `pinned_rejected` where a pinned timing was replaced by one alone.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import queue
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Protocol
 
 from regrapht.eval.cpu_meter import core_siblings
 from regrapht.eval.oracle import ReferenceError
 from regrapht.eval.reference import BenchReference
-from regrapht.eval.serial_baselines import KEEP_MIN_SAMPLES, SerialBaseline
+from regrapht.eval.serial_baselines import KEEP_MIN_SAMPLES, POOL_KEEP_TIMINGS, SerialBaseline
 from regrapht.tasks import Task
 
 
@@ -56,6 +73,43 @@ CHECK_SIGMAS = 3.0
 CHECK_FLOOR = 0.01
 
 
+def default_lock_path() -> Path:
+    """The host's settle lock for this user: every regrapht process of the user on the host (a pool's
+    lanes, independent evaluators) settles under it."""
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(tempfile.gettempdir()) / f"regrapht-{uid}-serial-settle.lock"
+
+
+class SettleLock:
+    """A host-wide reader-writer lock on a file (flock): pinned timings hold it shared, so lanes time
+    side by side; a timing that must run alone holds it exclusively, so no other lane's pinned
+    timing runs beside it. Each hold opens its own descriptor, so threads of one process and
+    processes alike exclude each other. Where the file cannot be opened, nothing is locked (a lane's
+    own phases still keep its alone timings after its pinned ones)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_lock_path()
+
+    @contextlib.contextmanager
+    def _hold(self, mode: int) -> Iterator[None]:
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            yield
+            return
+        try:
+            fcntl.flock(fd, mode)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor gives the lock back
+
+    def shared(self) -> contextlib.AbstractContextManager[None]:
+        return self._hold(fcntl.LOCK_SH)
+
+    def exclusive(self) -> contextlib.AbstractContextManager[None]:
+        return self._hold(fcntl.LOCK_EX)
+
+
 def share_physical_cores(shares: Sequence[set[int]]) -> list[list[int]]:
     """Per lane, the logical CPUs of its share (one per physical core) its settle may pin timings to,
     no physical core given to two lanes. Where shares split SMT siblings (a lane's CPU 3 and another's
@@ -75,9 +129,11 @@ def share_physical_cores(shares: Sequence[set[int]]) -> list[list[int]]:
     return [sorted(cores) for cores in out]
 
 
-def pinned_problem(baseline: SerialBaseline, max_median_error: float, max_background: float) -> str | None:
-    """Why a pinned timing must be replaced by one alone, or None: the alone rule, without the
-    pooled-runs exception."""
+def pinned_problem(
+    baseline: SerialBaseline, max_median_error: float, max_background: float, pool_beside: int = 0
+) -> str | None:
+    """Why a pinned timing must be replaced by one alone, or None: the alone rule, with its
+    pooled-runs exception only for a timing beside at most `pool_beside` others."""
     if not baseline.samples:
         return "no samples"
     disturbed = baseline.disturbed(max_background)
@@ -85,7 +141,8 @@ def pinned_problem(baseline: SerialBaseline, max_median_error: float, max_backgr
         return disturbed + " (on its own physical core)"
     if len(baseline.samples) < KEEP_MIN_SAMPLES:
         return f"{len(baseline.samples)} sample(s), fewer than {KEEP_MIN_SAMPLES}"
-    if baseline.rel_median_error > max_median_error:
+    pooled = baseline.timings >= POOL_KEEP_TIMINGS and baseline.concurrent <= pool_beside
+    if baseline.rel_median_error > max_median_error and not pooled:
         return (
             f"its median is known to {baseline.rel_median_error:.2%} only ({len(baseline.samples)} samples spread "
             f"by {baseline.rel_iqr:.1%}; at most {max_median_error:.1%})"
@@ -116,19 +173,33 @@ def settle_tasks(
     max_median_error: float,
     max_background: float,
     check: bool = False,
+    others: int = 0,
+    lock: SettleLock | None = None,
+    pool_beside: int = 0,
 ) -> list[tuple[bool, float]]:
     """Settle each task's serial baseline; per item, whether it was settled (False: its reference
     failed, the batch's timing stands) and the seconds its settle took (its pinned timing, any alone
-    check and any alone re-time). With fewer than two `cores` (one logical CPU per physical core) or
-    tasks, one task after another, alone. With `check`, a pinned timing that passes the rule must
-    also agree with a short alone timing (`disagreement`)."""
+    check and any alone re-time). Pinned, up to one task per core of `cores` (one logical CPU per
+    physical core) at once, where several tasks and cores, or `others` (timings other lanes run at
+    the same time) make it worth it; otherwise one task after another, alone. With `check`, a pinned
+    timing that passes the rule must also agree with a short alone timing (`disagreement`). Alone
+    timings hold `lock` exclusively, pinned ones shared (`SettleLock`)."""
+    lock = lock or SettleLock()
     out: list[tuple[bool, float]] = [(False, 0.0)] * len(items)
-    if len(cores) < 2 or len(items) < 2:
+
+    def alone(task: Task, bench: BenchReference) -> bool:
+        with lock.exclusive():
+            return settler.settle(task, bench)
+
+    if not items:
+        return out
+    if not cores or (others <= 0 and (len(cores) < 2 or len(items) < 2)):
         for n, (task, bench) in enumerate(items):
             began = time.perf_counter()
-            out[n] = (settler.settle(task, bench), time.perf_counter() - began)
+            out[n] = (alone(task, bench), time.perf_counter() - began)
         return out
     width = min(len(cores), len(items))
+    beside = width - 1 + max(0, others)
     free: queue.Queue[int] = queue.Queue()
     for cpu in cores[:width]:
         free.put(cpu)
@@ -137,26 +208,33 @@ def settle_tasks(
         cpu = free.get()
         began = time.perf_counter()
         try:
-            return settler.time_pinned(items[n][0], items[n][1], cpu, width - 1), time.perf_counter() - began
+            with lock.shared():
+                return settler.time_pinned(items[n][0], items[n][1], cpu, beside), time.perf_counter() - began
         except ReferenceError:
             return None, time.perf_counter() - began
         finally:
             free.put(cpu)
 
+    # The longest timings first (where a bench knows its serial time), so the last wave is short.
+    order = sorted(range(len(items)), key=lambda n: -_serial_guess(items[n][1]))
     with ThreadPoolExecutor(max_workers=width, thread_name_prefix="regrapht-settle") as threads:
-        timed = list(threads.map(pinned, range(len(items))))
-    alone: list[tuple[int, str]] = []
+        timed_in_order = list(threads.map(pinned, order))
+    timed: list[tuple[SerialBaseline | None, float]] = [(None, 0.0)] * len(items)
+    for n, result in zip(order, timed_in_order):
+        timed[n] = result
+    rejected: list[tuple[int, str]] = []
     spent = [seconds for _, seconds in timed]
-    # Once every pinned timing has ended, the checks and re-times below run alone.
+    # Once every pinned timing of this lane has ended, the checks and re-times below run alone.
     for n, ((task, bench), (baseline, _)) in enumerate(zip(items, timed)):
         if baseline is None:
             out[n] = (False, spent[n])
             continue
-        problem = pinned_problem(baseline, max_median_error, max_background)
+        problem = pinned_problem(baseline, max_median_error, max_background, pool_beside)
         if problem is None and check:
             began = time.perf_counter()
             try:
-                problem = disagreement(baseline, settler.time_check(task, bench))
+                with lock.exclusive():
+                    problem = disagreement(baseline, settler.time_check(task, bench))
             except ReferenceError:
                 problem = "its short alone check failed"
             spent[n] += time.perf_counter() - began
@@ -166,12 +244,21 @@ def settle_tasks(
             settler.keep_settled(task, bench, baseline)
             out[n] = (True, spent[n])
         else:
-            alone.append((n, problem))
-    for n, problem in alone:
+            rejected.append((n, problem))
+    for n, problem in rejected:
         task, bench = items[n]
         began = time.perf_counter()
-        ok = settler.settle(task, bench)
+        ok = alone(task, bench)
         if ok:
             bench.serial["pinned_rejected"] = problem
         out[n] = (ok, spent[n] + time.perf_counter() - began)
     return out
+
+
+def _serial_guess(bench: BenchReference) -> float:
+    """The serial seconds a bench's batch timing measured (0 where unknown): the settle's order."""
+    samples = getattr(bench, "serial_samples", None) or []
+    try:
+        return float(sorted(samples)[len(samples) // 2]) if samples else 0.0
+    except (TypeError, ValueError):
+        return 0.0

@@ -21,8 +21,9 @@ sharing between lanes, and what happens to a lane's work when it dies.
   before its first call): none settles its serial baselines at its end. Once every call is done,
   the lanes settle theirs (`lanes.close_batch`), every lane's device idle, as one evaluator settles
   its batch's at its end, and the restated records replace the first ones. Lanes pinned to cores
-  of their own settle at once, each timing its tasks pinned one per physical core (eval/settle.py);
-  others one after another. A
+  of their own settle at once, each timing its tasks pinned within its cores (`serial_settle_width`
+  at a time, eval/settle.py; a host-wide lock keeps alone re-times apart from other lanes' pinned
+  timings); others one after another. A
   settle at each call's end stopped that lane's device mid-batch, discarded its spare worker (the
   next call's first candidate then made its CUDA context while holding the GPU), and was timed
   beside the other lanes' work, so it was never quiet enough to keep.
@@ -220,9 +221,15 @@ class Batch:
         opened = [(key, lane) for key, lane in self.opened.items() if lane.alive]
         if self._settle_side_by_side([lane for _, lane in opened]):
             cores = share_physical_cores([lane_cores(lane) for _, lane in opened])
+            width = self.pool.config.timing_config.serial_settle_width
+            at_once = [min(len(mine), width) if width > 0 else len(mine) for mine in cores]
             threads = [
-                threading.Thread(target=self._close_one, args=(key, lane, mine), name=f"regrapht-close-{lane.name}")
-                for (key, lane), mine in zip(opened, cores)
+                threading.Thread(
+                    target=self._close_one,
+                    args=(key, lane, mine, sum(at_once) - at_once[k]),
+                    name=f"regrapht-close-{lane.name}",
+                )
+                for k, ((key, lane), mine) in enumerate(zip(opened, cores))
             ]
             for thread in threads:
                 thread.start()
@@ -234,23 +241,22 @@ class Batch:
         self.opened.clear()
 
     def _settle_side_by_side(self, lanes: list[Lane]) -> bool:
-        """Whether the lanes may settle at once: several, batch-end timings pinned per core
-        (`TimingConfig.serial_settle_width` not 1) and not checked alone (a lane's alone checks must
-        not run beside another lane's timings), and each lane pinned to cores no other has. Shares
-        that split SMT siblings settle at once on physical cores divided between the lanes
-        (`settle.share_physical_cores`)."""
+        """Whether the lanes may settle at once: several, `TimingConfig.serial_settle_lanes_at_once`,
+        and each lane pinned to cores no other has. Shares that split SMT siblings settle at once on
+        physical cores divided between the lanes (`settle.share_physical_cores`); where a lane would
+        be left with no physical core of its own, they settle one after another."""
         tc = self.pool.config.timing_config
-        if len(lanes) < 2 or tc.serial_settle_width == 1 or tc.serial_settle_check:
+        if len(lanes) < 2 or not tc.serial_settle_lanes_at_once:
             return False
         shares = [lane_cores(lane) for lane in lanes]
-        if not all(shares):
+        if not all(shares) or sum(len(share) for share in shares) != len(set().union(*shares)):
             return False
-        return sum(len(share) for share in shares) == len(set().union(*shares))
+        return all(share_physical_cores(shares))
 
-    def _close_one(self, key: int, lane: Lane, settle_cores: list[int] | None = None) -> None:
+    def _close_one(self, key: int, lane: Lane, settle_cores: list[int] | None = None, others: int = 0) -> None:
         began = time.perf_counter()
         try:
-            restated = lane.call(close_batch, settle_cores) if settle_cores is not None else lane.call(close_batch)
+            restated = lane.call(close_batch, settle_cores, others) if settle_cores is not None else lane.call(close_batch)
         except LaneDied as exc:  # its records stand, with the serial timing they were judged by
             self.pool.deaths.append(str(exc))
             return
