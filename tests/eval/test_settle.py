@@ -20,7 +20,7 @@ from regrapht.eval.lanes import LaneDied
 from regrapht.eval.oracle import ReferenceError
 from regrapht.eval.pool import DevicePool, pool_config
 from regrapht.eval.serial_baselines import SerialBaseline, SerialBaselineStore
-from regrapht.eval.settle import SettleLock, pinned_problem, settle_tasks, share_physical_cores
+from regrapht.eval.settle import HostSlots, SettleLock, pinned_problem, settle_tasks, share_physical_cores
 from regrapht.tasks import load_task
 from tests.eval.conftest import HERE, candidate, quick_config
 
@@ -354,6 +354,7 @@ class SettlingLane:
             if args:
                 self.log.append(("cores", self.name, args[0]))
                 self.log.append(("others", self.name, args[1]))
+                self.log.append(("slots", self.name, args[2]))
             self.log.append(("close_start", self.name, time.monotonic()))
             with contextlib.suppress(threading.BrokenBarrierError):
                 self.barrier.wait()
@@ -417,6 +418,8 @@ def test_lanes_settle_at_once_with_any_width_and_with_checks_each_told_the_other
     ends = [t for kind, _, t in log if kind == "close_end"]
     assert len(starts) == 2 and max(starts) < min(ends)
     assert {name: n for kind, name, n in log if kind == "others"} == {"l0": others, "l1": others}
+    [slots] = {folder for kind, _, folder in log if kind == "slots"}  # one folder for the lanes, gone after
+    assert slots and not Path(slots).exists()
     assert [r.task_id for r in results] == ["restated", "vec_scale", "restated", "sin_series"]
 
 
@@ -495,3 +498,52 @@ def test_a_lane_settles_on_the_cores_the_pool_gives_it(tmp_path, build_cache):
         state.close()
     assert [place for place, _ in restated] == [0, 1]
     assert all(r.timings["serial"]["concurrent"] == 0 and r.seconds["serial_settle"] > 0 for _, r in restated)
+
+
+def test_host_slots_let_a_lane_time_more_at_once_once_the_other_lane_is_done(tmp_path):
+    slots = HostSlots(tmp_path / "slots", 2)
+    quick, busy = FakeOracle(seconds=0.1), FakeOracle(seconds=0.3)
+    a_items, b_items, out = _items(1), [(FakeTask(f"b{k}"), FakeBench()) for k in range(5)], []
+
+    def lane(items, oracle, cores):
+        out.append(settle_tasks(items, oracle, cores, 0.01, 0.5, others=1, lock=SettleLock(tmp_path / "l"), slots=slots))
+
+    threads = [threading.Thread(target=lane, args=(a_items, quick, [0, 1])), threading.Thread(target=lane, args=(b_items, busy, [2, 3]))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(out) == 2 and all(ok for result in out for ok, _ in result)
+    spans = [e for e in quick.log + busy.log if e[0] == "pinned"]
+    assert {e[3] for e in spans} == {1}  # every timing counts the other slot as beside it
+    at_once = max(sum(1 for b in spans if b[4] <= a[4] < b[5]) for a in spans)
+    assert at_once == 2  # never more than the host's two slots, whichever lanes hold them
+    a_end = quick.log[0][5]
+    b_after = [e for e in busy.log if e[4] >= a_end]
+    # Once lane A was done, lane B timed two at once on its two cores.
+    assert any(sum(1 for o in b_after if o[4] <= e[4] < o[5]) == 2 for e in b_after)
+    assert all(seconds < 0.6 for result in out for _, seconds in result)  # a slot's wait is not its timing
+
+
+def test_a_lane_beside_another_times_its_tasks_pinned_through_the_host_slots(tmp_path, build_cache, monkeypatch):
+    import regrapht.eval.oracle as oracle_module
+    from regrapht.eval.devices import LaneSpec
+    from regrapht.eval.lanes import LaneState, close_batch, evaluate_batch, open_batch
+
+    pinned: list[int] = []
+    real_pin = oracle_module.pin
+    monkeypatch.setattr(oracle_module, "pin", lambda pid, cpu: pinned.append(cpu) or real_pin(pid, cpu))
+    tasks = [load_task(HERE / "tasks" / name) for name in ("vec_scale", "vec_scale_host")]
+    state = LaneState(LaneSpec("cpu0"), _config(tmp_path, build_cache))  # width 1, the default
+    try:
+        open_batch(state)
+        evaluate_batch(state, [(task, candidate("correct.cpp"), "cpu") for task in tasks])
+        first = sorted(os.sched_getaffinity(0))[0]
+        restated = close_batch(state, [first], 1, str(tmp_path / "slots"))
+    finally:
+        state.close()
+    assert [place for place, _ in restated] == [0, 1]
+    assert pinned and set(pinned) == {first}
+    for _, r in restated:
+        assert r.timings["serial"]["concurrent"] == 1 and "pinned_rejected" not in r.timings["serial"]
+    assert sorted(p.name for p in (tmp_path / "slots").iterdir()) == ["slot-0", "slot-1"]

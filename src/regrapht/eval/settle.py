@@ -110,6 +110,44 @@ class SettleLock:
         return self._hold(fcntl.LOCK_EX)
 
 
+class HostSlots:
+    """A host-wide count of pinned timings at once, shared by a pool's lanes while they settle: `count`
+    lock files in `folder`, a timing holding one (flock) for its length. A lane whose share of the
+    settle is done leaves its slots to lanes with tasks left, so the settle's wall time is about its
+    total over `count`, not the most loaded lane's share (one task's serial reference took 46 s on
+    an H100 host, others 1-2 s: shares by home lane came out uneven)."""
+
+    POLL_S = 0.02
+
+    def __init__(self, folder: Path, count: int) -> None:
+        self.folder, self.count = Path(folder), max(1, count)
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fds = [os.open(self.folder / f"slot-{k}", os.O_RDWR | os.O_CREAT, 0o600) for k in range(self.count)]
+        except OSError:
+            yield  # no slots to be had: the lane's own width still bounds its timings
+            return
+        held = None
+        try:
+            while held is None:
+                for fd in fds:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        continue
+                    held = fd
+                    break
+                else:
+                    time.sleep(self.POLL_S)
+            yield
+        finally:
+            for fd in fds:
+                os.close(fd)  # closing the held one frees its slot
+
+
 def share_physical_cores(shares: Sequence[set[int]]) -> list[list[int]]:
     """Per lane, the logical CPUs of its share (one per physical core) its settle may pin timings to,
     no physical core given to two lanes. Where shares split SMT siblings (a lane's CPU 3 and another's
@@ -176,6 +214,7 @@ def settle_tasks(
     others: int = 0,
     lock: SettleLock | None = None,
     pool_beside: int = 0,
+    slots: HostSlots | None = None,
 ) -> list[tuple[bool, float]]:
     """Settle each task's serial baseline; per item, whether it was settled (False: its reference
     failed, the batch's timing stands) and the seconds its settle took (its pinned timing, any alone
@@ -183,7 +222,9 @@ def settle_tasks(
     physical core) at once, where several tasks and cores, or `others` (timings other lanes run at
     the same time) make it worth it; otherwise one task after another, alone. With `check`, a pinned
     timing that passes the rule must also agree with a short alone timing (`disagreement`). Alone
-    timings hold `lock` exclusively, pinned ones shared (`SettleLock`)."""
+    timings hold `lock` exclusively, pinned ones shared (`SettleLock`). With `slots`, each pinned
+    timing also holds one of the host's slots (`HostSlots`): up to one per core of `cores` runs here
+    while other lanes leave slots free, and every timing counts the slots less one as beside it."""
     lock = lock or SettleLock()
     out: list[tuple[bool, float]] = [(False, 0.0)] * len(items)
 
@@ -193,25 +234,27 @@ def settle_tasks(
 
     if not items:
         return out
-    if not cores or (others <= 0 and (len(cores) < 2 or len(items) < 2)):
+    if not cores or (others <= 0 and slots is None and (len(cores) < 2 or len(items) < 2)):
         for n, (task, bench) in enumerate(items):
             began = time.perf_counter()
             out[n] = (alone(task, bench), time.perf_counter() - began)
         return out
     width = min(len(cores), len(items))
-    beside = width - 1 + max(0, others)
+    beside = slots.count - 1 if slots is not None else width - 1 + max(0, others)
+    held = slots.hold if slots is not None else contextlib.nullcontext
     free: queue.Queue[int] = queue.Queue()
     for cpu in cores[:width]:
         free.put(cpu)
 
     def pinned(n: int) -> tuple[SerialBaseline | None, float]:
         cpu = free.get()
-        began = time.perf_counter()
         try:
-            with lock.shared():
-                return settler.time_pinned(items[n][0], items[n][1], cpu, beside), time.perf_counter() - began
-        except ReferenceError:
-            return None, time.perf_counter() - began
+            with held(), lock.shared():
+                began = time.perf_counter()  # its own timing, not the wait for a slot
+                try:
+                    return settler.time_pinned(items[n][0], items[n][1], cpu, beside), time.perf_counter() - began
+                except ReferenceError:
+                    return None, time.perf_counter() - began
         finally:
             free.put(cpu)
 

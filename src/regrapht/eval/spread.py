@@ -22,7 +22,8 @@ sharing between lanes, and what happens to a lane's work when it dies.
   the lanes settle theirs (`lanes.close_batch`), every lane's device idle, as one evaluator settles
   its batch's at its end, and the restated records replace the first ones. Lanes pinned to cores
   of their own settle at once, each timing its tasks pinned within its cores (`serial_settle_width`
-  at a time, eval/settle.py; a host-wide lock keeps alone re-times apart from other lanes' pinned
+  at a time, eval/settle.py, sharing the host's slots so that a lane done early leaves its share
+  of timings to the others; a host-wide lock keeps alone re-times apart from other lanes' pinned
   timings); others one after another. A
   settle at each call's end stopped that lane's device mid-batch, discarded its spare worker (the
   next call's first candidate then made its CUDA context while holding the GPU), and was timed
@@ -36,6 +37,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import queue
+import shutil
+import tempfile
 import threading
 import time
 from collections import deque
@@ -223,10 +226,13 @@ class Batch:
             cores = share_physical_cores([lane_cores(lane) for _, lane in opened])
             width = self.pool.config.timing_config.serial_settle_width
             at_once = [min(len(mine), width) if width > 0 else len(mine) for mine in cores]
+            # The lanes share the host's slots for the settle: one done early leaves its slots to
+            # the others (settle.HostSlots). A folder of this batch's own.
+            slots = tempfile.mkdtemp(prefix="regrapht-settle-slots-")
             threads = [
                 threading.Thread(
                     target=self._close_one,
-                    args=(key, lane, mine, sum(at_once) - at_once[k]),
+                    args=(key, lane, mine, sum(at_once) - at_once[k], slots),
                     name=f"regrapht-close-{lane.name}",
                 )
                 for k, ((key, lane), mine) in enumerate(zip(opened, cores))
@@ -235,6 +241,7 @@ class Batch:
                 thread.start()
             for thread in threads:
                 thread.join()
+            shutil.rmtree(slots, ignore_errors=True)
         else:
             for key, lane in opened:
                 self._close_one(key, lane)
@@ -253,10 +260,14 @@ class Batch:
             return False
         return all(share_physical_cores(shares))
 
-    def _close_one(self, key: int, lane: Lane, settle_cores: list[int] | None = None, others: int = 0) -> None:
+    def _close_one(
+        self, key: int, lane: Lane, settle_cores: list[int] | None = None, others: int = 0, slots: str | None = None
+    ) -> None:
         began = time.perf_counter()
         try:
-            restated = lane.call(close_batch, settle_cores, others) if settle_cores is not None else lane.call(close_batch)
+            restated = (
+                lane.call(close_batch, settle_cores, others, slots) if settle_cores is not None else lane.call(close_batch)
+            )
         except LaneDied as exc:  # its records stand, with the serial timing they were judged by
             self.pool.deaths.append(str(exc))
             return
