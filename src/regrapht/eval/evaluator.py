@@ -36,7 +36,7 @@ from regrapht.eval.reference import (
 )
 from regrapht.eval.runner import WorkerOutcome
 from regrapht.eval.scratch import OWNER_FILE, make_workdir, sweep_stale_scratch
-from regrapht.eval.settle import HostSlots, settle_tasks
+from regrapht.eval.settle import settle_cores_and_slots, settle_tasks
 from regrapht.eval.spares import SparePool
 from regrapht.eval.stats import SetSamples
 from regrapht.eval.timing_turn import Hold, QuietGate
@@ -211,15 +211,11 @@ class Evaluator:
         self._span.depth += 1
         self._batches += 1
 
-    def close_batch(
-        self, settle_cores: list[int] | None = None, others: int = 0, slots: str | None = None
-    ) -> list[Evaluation]:
+    def close_batch(self, settle_cores: list[int] | None = None, others: int = 0, slots: str | None = None) -> list[Evaluation]:  # fmt: skip
         """Settle the serial baselines of every call since `open_batch`, as one call settles its own
         at its end; the records restated. `settle_cores`: the logical CPUs (one per physical core) the
         settle may pin timings to (default: one per physical core this process may use); `others`:
-        timings other lanes run at the same time (a pool's lanes settling at once); `slots`: the
-        folder of the host slots those lanes share (eval/settle.HostSlots), so that this lane times
-        more at once when the others are done."""
+        timings other lanes run at the same time, sharing the host `slots` (eval/settle.HostSlots)."""
         closed = self._span.close()
         if closed is None:
             return []
@@ -248,18 +244,10 @@ class Evaluator:
         # next batch starts its first worker afresh instead (spares.discard, before any is settled).
         tc = self.config.timing_config
         cores = one_per_core(toolchain.usable_core_set()) if settle_cores is None else list(settle_cores)
-        # The share's last cores: Linux sends most interrupts to the first ones. With the host's slots,
-        # as many as the slots, for when the other lanes are done.
-        own = tc.serial_settle_width if tc.serial_settle_width > 0 else len(cores)
-        total = own + max(0, others)
-        cores = cores[-(total if slots else own) :] if own > 0 else cores
-        host_slots = HostSlots(Path(slots), total) if slots else None
+        cores, host_slots = settle_cores_and_slots(cores, tc.serial_settle_width, others, slots)
 
         def settle(items: list[tuple[Task, BenchReference]]) -> list[tuple[bool, float]]:
-            return settle_tasks(
-                items, self.oracle, cores, tc.serial_max_median_error, tc.serial_max_background, tc.serial_settle_check,
-                others=others, pool_beside=tc.serial_pinned_pool_beside, slots=host_slots,
-            )  # fmt: skip
+            return settle_tasks(items, self.oracle, cores, tc.serial_max_median_error, tc.serial_max_background, tc.serial_settle_check, others, pool_beside=tc.serial_pinned_pool_beside, slots=host_slots)  # fmt: skip
 
         settle_serial_baselines(groups, results, self._timed, settle, self.spares.discard, self.secret)
 

@@ -148,6 +148,18 @@ class HostSlots:
                 os.close(fd)  # closing the held one frees its slot
 
 
+def settle_cores_and_slots(
+    cores: list[int], width: int, others: int, slots: str | None
+) -> tuple[list[int], HostSlots | None]:
+    """The cores a lane's settle pins to, and the host slots it shares: `width` of its `cores` (0: all
+    of them), the last ones, since Linux sends most interrupts to the first; with `slots` (lanes
+    settling at once), as many as the slots of every lane, for when the others are done."""
+    own = width if width > 0 else len(cores)
+    total = own + max(0, others)
+    chosen = cores[-(total if slots else own) :] if own > 0 else list(cores)
+    return chosen, (HostSlots(Path(slots), total) if slots else None)
+
+
 def share_physical_cores(shares: Sequence[set[int]]) -> list[list[int]]:
     """Per lane, the logical CPUs of its share (one per physical core) its settle may pin timings to,
     no physical core given to two lanes. Where shares split SMT siblings (a lane's CPU 3 and another's
