@@ -35,8 +35,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import re
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -625,6 +628,14 @@ def main() -> None:
         help="Check each pinned serial timing against a short one alone (TimingConfig.serial_settle_check).",
     )
     args = parser.parse_args()
+    # The settle's progress, task by task, so a run cut by its limit still says where its time went.
+    os.environ["REGRAPHT_LOG_SETTLE"] = "1"  # lanes in processes of their own log theirs (eval/settle.py)
+    settle_log = logging.getLogger("regrapht.eval.settle")
+    settle_log.setLevel(logging.INFO)
+    if not settle_log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(message)s"))
+        settle_log.addHandler(handler)
     if args.copies < 1:
         parser.error("--copies must be at least 1")
     if args.serial_settle_width is not None and args.serial_settle_width < 0:

@@ -16,6 +16,7 @@
 #      with PINNED=0 or when under 60 s are left)
 # ORDER=two-first runs B before A: what the second run gains from the first (the page cache holding
 # nvcc and the task files, GPU clocks) shows as the difference between the two orders' ratios.
+# A_LIMIT and B_LIMIT (300, 220 s) bound the two throughput jobs.
 # SETTLE_WIDTH=1 runs A and B with the settle of session 13 (one task after another, alone);
 # SETTLE_CHECK=1 with each pinned timing checked against a short one alone.
 # Everything goes into ONE archive, $OUT/lanes2_session.tar.gz, beside a copy of the summary.
@@ -108,8 +109,8 @@ run() {
 
 # shellcheck disable=SC2086  # TASKS is a list of words
 THROUGHPUT=("${EXTRA[@]}" --skip-repeatability --mixes throughput --copies "$COPIES" --modes defended ${WIDTH[@]+"${WIDTH[@]}"} ${TASKS:+--tasks $TASKS})
-one() { run A_one_defended 300 benchmarks/eval_throughput.py "${ONE[@]}" "${THROUGHPUT[@]}"; }
-two() { run B_two_defended 220 benchmarks/eval_throughput.py "${TWO[@]}" "${THROUGHPUT[@]}"; }
+one() { run A_one_defended "${A_LIMIT:-300}" benchmarks/eval_throughput.py "${ONE[@]}" "${THROUGHPUT[@]}"; }
+two() { run B_two_defended "${B_LIMIT:-220}" benchmarks/eval_throughput.py "${TWO[@]}" "${THROUGHPUT[@]}"; }
 if [ "$ORDER" = two-first ]; then two; one; else one; two; fi
 if [ "$PINNED" = 1 ]; then
   if [ "$TARGET" = cuda ]; then

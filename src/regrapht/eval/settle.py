@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import queue
 import tempfile
@@ -53,6 +54,14 @@ from regrapht.eval.oracle import ReferenceError
 from regrapht.eval.reference import BenchReference
 from regrapht.eval.serial_baselines import KEEP_MIN_SAMPLES, POOL_KEEP_TIMINGS, SerialBaseline
 from regrapht.tasks import Task
+
+log = logging.getLogger(__name__)
+if os.environ.get("REGRAPHT_LOG_SETTLE"):  # a benchmark's lanes (processes of their own) report their settle too
+    log.setLevel(logging.INFO)
+    if not log.handlers:
+        _handler = logging.StreamHandler()
+        _handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(message)s"))
+        log.addHandler(_handler)
 
 
 class Settler(Protocol):
@@ -242,7 +251,10 @@ def settle_tasks(
 
     def alone(task: Task, bench: BenchReference) -> bool:
         with lock.exclusive():
-            return settler.settle(task, bench)
+            began = time.perf_counter()
+            ok = settler.settle(task, bench)
+        log.info("serial settle: %s alone, %.1f s (%s)", task.id, time.perf_counter() - began, bench.serial.get("source") if ok else "failed")
+        return ok
 
     if not items:
         return out
@@ -264,9 +276,12 @@ def settle_tasks(
             with held(), lock.shared():
                 began = time.perf_counter()  # its own timing, not the wait for a slot
                 try:
-                    return settler.time_pinned(items[n][0], items[n][1], cpu, beside), time.perf_counter() - began
+                    baseline = settler.time_pinned(items[n][0], items[n][1], cpu, beside)
                 except ReferenceError:
                     return None, time.perf_counter() - began
+                seconds = time.perf_counter() - began
+                log.info("serial settle: %s pinned on cpu %d beside %d, %.1f s, %d timing(s)", items[n][0].id, cpu, beside, seconds, baseline.timings)
+                return baseline, seconds
         finally:
             free.put(cpu)
 
