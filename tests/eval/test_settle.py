@@ -197,9 +197,7 @@ def test_the_longest_serial_reference_is_timed_first():
 
 
 def _settle_lane(path, items, oracle, cores, others, out):
-    out.append(
-        settle_tasks(items, oracle, cores, 0.01, 0.5, others=others, lock=SettleLock(path))
-    )
+    out.append(settle_tasks(items, oracle, cores, 0.01, 0.5, others=others, lock=SettleLock(path)))
 
 
 def test_a_lanes_alone_retime_never_runs_beside_another_lanes_pinned_timings(tmp_path):
@@ -245,7 +243,7 @@ def test_the_settle_lock_lets_shared_holds_meet_and_keeps_an_exclusive_one_apart
         assert [e for e in events if e[0] == "exclusive"] == []  # waits while a shared hold lasts
     writer.join(timeout=2.0)
     assert [e[:2] for e in events if e[0] == "exclusive"] == [("exclusive", "in"), ("exclusive", "out")]
-    assert SettleLock(tmp_path / "missing" / "dir" / "l").exclusive().__enter__() is None  # unopenable: no lock
+    assert SettleLock(tmp_path / "l").usable() and not SettleLock(tmp_path / "missing" / "dir" / "l").usable()
 
 
 # ---- cores and their load ------------------------------------------------------------------------------
@@ -418,8 +416,11 @@ def test_lanes_settle_at_once_with_any_width_and_with_checks_each_told_the_other
     ends = [t for kind, _, t in log if kind == "close_end"]
     assert len(starts) == 2 and max(starts) < min(ends)
     assert {name: n for kind, name, n in log if kind == "others"} == {"l0": others, "l1": others}
-    [slots] = {folder for kind, _, folder in log if kind == "slots"}  # one folder for the lanes, gone after
-    assert slots and not Path(slots).exists()
+    specs = {name: spec for kind, name, spec in log if kind == "slots"}
+    [folder] = {spec["folder"] for spec in specs.values()}  # one folder for the lanes, gone after
+    assert not Path(folder).exists()
+    assert all(spec["count"] == 2 * others and len(spec["home"]) == others for spec in specs.values())  # symmetric lanes
+    assert sorted(k for spec in specs.values() for k in spec["home"]) == list(range(specs["l0"]["count"]))
     assert [r.task_id for r in results] == ["restated", "vec_scale", "restated", "sin_series"]
 
 
@@ -430,7 +431,7 @@ def test_lanes_settle_at_once_with_any_width_and_with_checks_each_told_the_other
 def test_lanes_sharing_cores_unpinned_or_told_not_to_close_one_after_another(cores, at_once):
     pool, results, log = _run_pool(cores, 0, at_once=at_once)
     order = [kind for kind, _, _ in log]
-    assert order == ["close_start", "close_end", "close_start", "close_end"]  # and no cores given  # the barrier broke: one at a time
+    assert order == ["close_start", "close_end", "close_start", "close_end"]  # the barrier broke: one at a time
     assert [r.task_id for r in results] == ["restated", "vec_scale", "restated", "sin_series"]
 
 
@@ -500,29 +501,73 @@ def test_a_lane_settles_on_the_cores_the_pool_gives_it(tmp_path, build_cache):
     assert all(r.timings["serial"]["concurrent"] == 0 and r.seconds["serial_settle"] > 0 for _, r in restated)
 
 
-def test_host_slots_let_a_lane_time_more_at_once_once_the_other_lane_is_done(tmp_path):
-    slots = HostSlots(tmp_path / "slots", 2)
-    quick, busy = FakeOracle(seconds=0.1), FakeOracle(seconds=0.3)
-    a_items, b_items, out = _items(1), [(FakeTask(f"b{k}"), FakeBench()) for k in range(5)], []
+def _two_lanes(tmp_path, a, b, delay_a=0.0):
+    """Two lanes' settles at once through two slots (one each): `a` and `b` are (items, oracle, cores)."""
+    folder = tmp_path / "slots"
+    folder.mkdir(exist_ok=True)
+    out = {}
 
-    def lane(items, oracle, cores):
-        out.append(settle_tasks(items, oracle, cores, 0.01, 0.5, others=1, lock=SettleLock(tmp_path / "l"), slots=slots))
+    def lane(name, items, oracle, cores, home, delay):
+        time.sleep(delay)
+        slots = HostSlots(folder, 2, home)
+        out[name] = settle_tasks(items, oracle, cores, 0.01, 0.5, others=1, lock=SettleLock(folder / "l"), slots=slots)
 
-    threads = [threading.Thread(target=lane, args=(a_items, quick, [0, 1])), threading.Thread(target=lane, args=(b_items, busy, [2, 3]))]
+    threads = [
+        threading.Thread(target=lane, args=("a", *a, [0], delay_a)),
+        threading.Thread(target=lane, args=("b", *b, [1], 0.0)),
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(out) == 2 and all(ok for result in out for ok, _ in result)
+    return out
+
+
+def test_host_slots_let_a_lane_time_more_at_once_once_the_other_lane_is_done(tmp_path):
+    quick, busy = FakeOracle(seconds=0.1), FakeOracle(seconds=0.3)
+    b_items = [(FakeTask(f"b{k}"), FakeBench()) for k in range(5)]
+    out = _two_lanes(tmp_path, (_items(1), quick, [0, 1]), (b_items, busy, [2, 3]))
+    assert all(ok for result in out.values() for ok, _ in result)
     spans = [e for e in quick.log + busy.log if e[0] == "pinned"]
     assert {e[3] for e in spans} == {1}  # every timing counts the other slot as beside it
     at_once = max(sum(1 for b in spans if b[4] <= a[4] < b[5]) for a in spans)
-    assert at_once == 2  # never more than the host's two slots, whichever lanes hold them
+    assert at_once == 2  # never more than the two slots, whichever lanes hold them
     a_end = quick.log[0][5]
     b_after = [e for e in busy.log if e[4] >= a_end]
-    # Once lane A was done, lane B timed two at once on its two cores.
+    # Once lane A was done, lane B timed two at once on its two cores (A's slot was lent).
     assert any(sum(1 for o in b_after if o[4] <= e[4] < o[5]) == 2 for e in b_after)
-    assert all(seconds < 0.6 for result in out for _, seconds in result)  # a slot's wait is not its timing
+    own = {e[1]: e[5] - e[4] for e in busy.log}
+    for (task, _), (_, seconds) in zip(b_items, out["b"]):
+        assert seconds < own[task.id] + 0.25  # a slot's wait is not counted as the timing's seconds
+
+
+def test_a_lane_never_waits_on_another_lanes_queue_for_its_own_slot(tmp_path):
+    busy, late = FakeOracle(seconds=0.15), FakeOracle(seconds=0.05)
+    b_items = [(FakeTask(f"b{k}"), FakeBench()) for k in range(8)]
+    # Lane B starts first with eight tasks and two cores; lane A arrives 0.1 s later with one task.
+    out = _two_lanes(tmp_path, (_items(1), late, [0, 1]), (b_items, busy, [2, 3]), delay_a=0.1)
+    assert all(ok for result in out.values() for ok, _ in result)
+    b_spans = [e for e in busy.log if e[0] == "pinned"]
+    assert late.log[0][4] < max(e[5] for e in b_spans)  # A did not wait for B's whole queue
+    # B never held two slots before A had lent its own.
+    a_end = late.log[0][5]
+    before = [e for e in b_spans if e[4] < a_end]
+    assert max(sum(1 for o in before if o[4] <= e[4] < o[5]) for e in before) == 1
+
+
+def test_a_pooled_pinned_timing_beside_one_other_is_kept_in_the_store(tmp_path):
+    from regrapht.eval.serial_baselines import keep_or_pool
+
+    store = SerialBaselineStore(tmp_path / "baselines.sqlite")
+    try:
+        noisy = SerialBaseline([1.0, 1.2, 0.8, 1.1, 0.9] * 3, quiet=True, background_cores=0.0, timings=3, concurrent=1)
+        assert pinned_problem(noisy, 0.01, 0.5, pool_beside=1) is None
+        keep_or_pool(store, "k", {"task": "t"}, noisy, 0.01, 0.5)
+        kept = store.get("k")
+        assert noisy.not_kept == "" and kept is not None
+        assert kept.timings == 3 and kept.concurrent == 1 and len(kept.samples) == 15
+    finally:
+        store.close()
 
 
 def test_a_lane_beside_another_times_its_tasks_pinned_through_the_host_slots(tmp_path, build_cache, monkeypatch):
@@ -539,11 +584,14 @@ def test_a_lane_beside_another_times_its_tasks_pinned_through_the_host_slots(tmp
         open_batch(state)
         evaluate_batch(state, [(task, candidate("correct.cpp"), "cpu") for task in tasks])
         first = sorted(os.sched_getaffinity(0))[0]
-        restated = close_batch(state, [first], 1, str(tmp_path / "slots"))
+        folder = tmp_path / "slots"
+        folder.mkdir()
+        spec = {"folder": str(folder), "count": 2, "home": [0], "lock": str(folder / "l")}
+        restated = close_batch(state, [first], 1, spec)
     finally:
         state.close()
     assert [place for place, _ in restated] == [0, 1]
     assert pinned and set(pinned) == {first}
     for _, r in restated:
         assert r.timings["serial"]["concurrent"] == 1 and "pinned_rejected" not in r.timings["serial"]
-    assert sorted(p.name for p in (tmp_path / "slots").iterdir()) == ["slot-0", "slot-1"]
+    assert sorted(p.name for p in (tmp_path / "slots").iterdir()) == ["l", "lent-0", "slot-0", "slot-1"]

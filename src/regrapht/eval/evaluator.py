@@ -211,7 +211,7 @@ class Evaluator:
         self._span.depth += 1
         self._batches += 1
 
-    def close_batch(self, settle_cores: list[int] | None = None, others: int = 0, slots: str | None = None) -> list[Evaluation]:  # fmt: skip
+    def close_batch(self, settle_cores: list[int] | None = None, others: int = 0, slots: dict | None = None) -> list[Evaluation]:  # fmt: skip
         """Settle the serial baselines of every call since `open_batch`, as one call settles its own
         at its end; the records restated. `settle_cores`: the logical CPUs (one per physical core) the
         settle may pin timings to (default: one per physical core this process may use); `others`:
@@ -228,7 +228,7 @@ class Evaluator:
                 self._timed.pop(id(r), None)
         return [r for r in results if "serial_settle" in r.seconds]
 
-    def _settle_serial_baselines(self, prepared: list[Prepared], results: list[Evaluation], settle_cores: list[int] | None = None, others: int = 0, slots: str | None = None) -> None:  # fmt: skip
+    def _settle_serial_baselines(self, prepared: list[Prepared], results: list[Evaluation], settle_cores: list[int] | None = None, others: int = 0, slots: dict | None = None) -> None:  # fmt: skip
         """The batch's quiet moment. During a batch, a task without a kept serial baseline is timed
         in turns once its bench data is handed out, beside the batch's compiles, builds and candidates (waiting for
         quiet there idled the device: e723cfb). Now nothing else runs: each such task whose bench
@@ -244,10 +244,10 @@ class Evaluator:
         # next batch starts its first worker afresh instead (spares.discard, before any is settled).
         tc = self.config.timing_config
         cores = one_per_core(toolchain.usable_core_set()) if settle_cores is None else list(settle_cores)
-        cores, host_slots = settle_cores_and_slots(cores, tc.serial_settle_width, others, slots)
+        cores, host_slots, lock = settle_cores_and_slots(cores, tc.serial_settle_width, others, slots)
 
         def settle(items: list[tuple[Task, BenchReference]]) -> list[tuple[bool, float]]:
-            return settle_tasks(items, self.oracle, cores, tc.serial_max_median_error, tc.serial_max_background, tc.serial_settle_check, others, pool_beside=tc.serial_pinned_pool_beside, slots=host_slots)  # fmt: skip
+            return settle_tasks(items, self.oracle, cores, tc.serial_max_median_error, tc.serial_max_background, tc.serial_settle_check, others, lock, tc.serial_pinned_pool_beside, host_slots)  # fmt: skip
 
         settle_serial_baselines(groups, results, self._timed, settle, self.spares.discard, self.secret)
 

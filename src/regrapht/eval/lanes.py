@@ -111,7 +111,7 @@ def open_batch(state: LaneState) -> None:
 
 
 def close_batch(
-    state: LaneState, settle_cores: list[int] | None = None, others: int = 0, slots: str | None = None
+    state: LaneState, settle_cores: list[int] | None = None, others: int = 0, slots: dict | None = None
 ) -> list[tuple[int, Evaluation]]:
     """The pool batch is done: settle the lane's serial baselines (`Evaluator.close_batch`; on
     `settle_cores` where the pool gives them, beside `others` timings of other lanes, sharing the

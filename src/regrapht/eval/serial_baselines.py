@@ -284,12 +284,14 @@ class SerialBaselineStore:
             row = conn.execute(
                 "SELECT samples_json, timings, background_cores FROM serial_pool WHERE key = ?", (key,)
             ).fetchone()
-            samples, timings, background = list(baseline.samples), 1, baseline.background_cores or 0.0
+            # A settle's pinned timing may already pool several runs of its own (Oracle.time_pinned).
+            runs = max(1, baseline.timings)
+            samples, timings, background = list(baseline.samples), runs, baseline.background_cores or 0.0
             if row is not None:
                 earlier = [float(s) for s in json.loads(row["samples_json"])]
                 if earlier and all(s > 0 for s in earlier):  # a damaged pool starts again
                     samples = earlier + samples
-                    timings = int(row["timings"]) + 1
+                    timings = int(row["timings"]) + runs
                     background = max(background, row["background_cores"] or 0.0)
             conn.execute(
                 "INSERT OR REPLACE INTO serial_pool (key, task_id, samples_json, timings, background_cores,"

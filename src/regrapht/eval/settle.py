@@ -11,28 +11,33 @@ two GPUs has twice the cores of one, so its settle shrinks with its lanes.
 A timing beside others may still be disturbed where they share more than a core (the memory bus,
 the last-level cache). So a pinned timing stands only where it passes the spread rule on its own:
 begun with nothing else on its physical core (`TimingConfig.serial_max_background`, counted on that
-core only), its median known to `serial_max_median_error` (no pooling across runs lets a noisy
-pinned timing through). Any other task is timed again alone, as before, and its record says why.
+core only), its median known to `serial_max_median_error` (beside more than
+`serial_pinned_pool_beside` others, no pooling across runs lets a noisy pinned timing through). Any
+other task is timed again alone, as before, and its record says why.
 `benchmarks/serial_pinned.py` measures, per task, how far pinned medians sit from alone
 ones on a host: the check the spread rule cannot make. Where a host shows such a bias,
 `TimingConfig.serial_settle_check` times each pinned task briefly alone as well, and times it again
 in full where the two medians disagree (`disagreement`); `serial_settle_width = 1` settles one task
-after another, alone, as before.
+after another: alone in a single evaluator, pinned beside the other lanes' in a pool.
 
 Lanes of a pool with cores of their own settle at the same time, each pinned within its own cores
 (`serial_settle_width` timings a lane, one by default), so a host of two GPUs settles in about half
-the wall time of one: one task after another on a single GPU took 62-72 s of a 150-190 s batch, a
-cost the second GPU did not share (sessions 13 and 14). A host-wide lock (`SettleLock`) keeps every
-timing that must run alone (a re-time, a check) apart from any other lane's pinned timings: pinned
-timings hold it shared, alone ones exclusively.
+the wall time of one: one task after another on a single GPU took 62-141 s of a 150-220 s batch, a
+cost the second GPU did not share (sessions 13 to 15). The lanes share the batch's slots
+(`HostSlots`): each lane owns as many as its width, and a lane done with its pinned timings lends
+its slots to the lanes with tasks left. A lock of the batch (`SettleLock`) keeps every timing that
+must run alone (a re-time, a check) apart from the other lanes' pinned timings: pinned timings hold
+it shared, alone ones exclusively (flock prefers shared holders, so an alone re-time waits for the
+other lanes' pinned timings to end). A single evaluator takes neither.
 
 A pinned timing beside few others (`serial_pinned_pool_beside`, one by default: the other lane's)
 is kept from a pool of runs as an alone one is, where its spread never pins its median: those
 references vary between processes (a property of the reference, not of its neighbours), and
 re-timing them alone doubled their cost. Beside more, the rule stays strict.
 
-Records say what happened: `timings.serial.concurrent` (other timings that ran beside it; 0 alone),
-and `pinned_rejected` where a pinned timing was replaced by one alone.
+Records say what happened: `timings.serial.concurrent` (other timings that could run beside it, an
+upper bound: the slots less one; 0 alone), and `pinned_rejected` where a pinned timing was replaced
+by one alone.
 """
 
 from __future__ import annotations
@@ -42,7 +47,6 @@ import fcntl
 import logging
 import os
 import queue
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -82,30 +86,26 @@ CHECK_SIGMAS = 3.0
 CHECK_FLOOR = 0.01
 
 
-def default_lock_path() -> Path:
-    """The host's settle lock for this user: every regrapht process of the user on the host (a pool's
-    lanes, independent evaluators) settles under it."""
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    return Path(tempfile.gettempdir()) / f"regrapht-{uid}-serial-settle.lock"
-
-
 class SettleLock:
-    """A host-wide reader-writer lock on a file (flock): pinned timings hold it shared, so lanes time
-    side by side; a timing that must run alone holds it exclusively, so no other lane's pinned
-    timing runs beside it. Each hold opens its own descriptor, so threads of one process and
-    processes alike exclude each other. Where the file cannot be opened, nothing is locked (a lane's
-    own phases still keep its alone timings after its pinned ones)."""
+    """A reader-writer lock on a file (flock) shared by the lanes settling at once: pinned timings
+    hold it shared, so lanes time side by side; a timing that must run alone holds it exclusively, so
+    no other lane's pinned timing runs beside it. Each hold opens its own descriptor, so threads of
+    one process and processes alike exclude each other. The pool opens the file once before it lets
+    lanes settle at once (`usable`)."""
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path or default_lock_path()
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def usable(self) -> bool:
+        try:
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        except OSError:
+            return False
+        return True
 
     @contextlib.contextmanager
     def _hold(self, mode: int) -> Iterator[None]:
-        try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError:
-            yield
-            return
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, mode)
             yield
@@ -119,54 +119,74 @@ class SettleLock:
         return self._hold(fcntl.LOCK_EX)
 
 
+class _NoLock:
+    """A single evaluator's settle: nothing else of the evaluator times beside it."""
+
+    def shared(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+    def exclusive(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+
 class HostSlots:
-    """A host-wide count of pinned timings at once, shared by a pool's lanes while they settle: `count`
-    lock files in `folder`, a timing holding one (flock) for its length. A lane whose share of the
-    settle is done leaves its slots to lanes with tasks left, so the settle's wall time is about its
-    total over `count`, not the most loaded lane's share (one task's serial reference took 46 s on
-    an H100 host, others 1-2 s: shares by home lane came out uneven)."""
+    """The pinned timings a pool's lanes run at once while they settle: `count` lock files in
+    `folder`, a timing holding one (flock) for its length. A lane owns its `home` slots and waits
+    for nobody else on them; once its pinned timings are done (`lend`), it marks them lent, and a
+    lane with tasks left may take them too. So the settle's wall time is about its total over
+    `count` rather than the most loaded lane's share (one task's serial reference took 46 s of a
+    141 s settle on an H100 host, session 15), and no lane waits on another's queue."""
 
     POLL_S = 0.02
 
-    def __init__(self, folder: Path, count: int) -> None:
-        self.folder, self.count = Path(folder), max(1, count)
+    def __init__(self, folder: Path, count: int, home: Sequence[int]) -> None:
+        self.folder, self.count, self.home = Path(folder), max(1, count), list(home)
+
+    def _lent(self, k: int) -> bool:
+        return (self.folder / f"lent-{k}").exists()
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
+        fds = {k: os.open(self.folder / f"slot-{k}", os.O_RDWR | os.O_CREAT, 0o600) for k in range(self.count)}
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fds = [os.open(self.folder / f"slot-{k}", os.O_RDWR | os.O_CREAT, 0o600) for k in range(self.count)]
-        except OSError:
-            yield  # no slots to be had: the lane's own width still bounds its timings
-            return
-        held = None
-        try:
-            while held is None:
-                for fd in fds:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    except BlockingIOError:
-                        continue
-                    held = fd
+            while True:
+                free = [k for k in self.home] + [k for k in fds if k not in self.home and self._lent(k)]
+                if any(_try_flock(fds[k]) for k in free):
                     break
-                else:
-                    time.sleep(self.POLL_S)
+                time.sleep(self.POLL_S)
             yield
         finally:
-            for fd in fds:
+            for fd in fds.values():
                 os.close(fd)  # closing the held one frees its slot
+
+    def lend(self) -> None:
+        """This lane's pinned timings are done: other lanes may take its slots."""
+        for k in self.home:
+            with contextlib.suppress(OSError):
+                (self.folder / f"lent-{k}").touch()
+
+
+def _try_flock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 def settle_cores_and_slots(
-    cores: list[int], width: int, others: int, slots: str | None
-) -> tuple[list[int], HostSlots | None]:
-    """The cores a lane's settle pins to, and the host slots it shares: `width` of its `cores` (0: all
-    of them), the last ones, since Linux sends most interrupts to the first; with `slots` (lanes
-    settling at once), as many as the slots of every lane, for when the others are done."""
-    own = width if width > 0 else len(cores)
-    total = own + max(0, others)
-    chosen = cores[-(total if slots else own) :] if own > 0 else list(cores)
-    return chosen, (HostSlots(Path(slots), total) if slots else None)
+    cores: list[int], width: int, others: int, slots: dict | None
+) -> tuple[list[int], HostSlots | None, SettleLock | None]:
+    """The cores a lane's settle pins to, the slots it shares and the lock it times under: `width`
+    of its `cores` (0: all of them), the last ones, since Linux sends most interrupts to the first.
+    With `slots` (lanes settling at once: the pool's `{"folder", "count", "home", "lock"}`), as many
+    cores as the slots of every lane, for when the others are done."""
+    own = min(width, len(cores)) if width > 0 else len(cores)
+    if not slots:
+        return (cores[-own:] if own > 0 else list(cores)), None, None
+    count = int(slots["count"])
+    chosen = cores[-count:] if count > 0 else list(cores)
+    return chosen, HostSlots(Path(slots["folder"]), count, slots["home"]), SettleLock(Path(slots["lock"]))
 
 
 def share_physical_cores(shares: Sequence[set[int]]) -> list[list[int]]:
@@ -233,7 +253,7 @@ def settle_tasks(
     max_background: float,
     check: bool = False,
     others: int = 0,
-    lock: SettleLock | None = None,
+    lock: SettleLock | _NoLock | None = None,
     pool_beside: int = 0,
     slots: HostSlots | None = None,
 ) -> list[tuple[bool, float]]:
@@ -246,7 +266,7 @@ def settle_tasks(
     timings hold `lock` exclusively, pinned ones shared (`SettleLock`). With `slots`, each pinned
     timing also holds one of the host's slots (`HostSlots`): up to one per core of `cores` runs here
     while other lanes leave slots free, and every timing counts the slots less one as beside it."""
-    lock = lock or SettleLock()
+    lock = lock or _NoLock()
     out: list[tuple[bool, float]] = [(False, 0.0)] * len(items)
 
     def alone(task: Task, bench: BenchReference) -> bool:
@@ -287,8 +307,12 @@ def settle_tasks(
 
     # The longest timings first (where a bench knows its serial time), so the last wave is short.
     order = sorted(range(len(items)), key=lambda n: -_serial_guess(items[n][1]))
-    with ThreadPoolExecutor(max_workers=width, thread_name_prefix="regrapht-settle") as threads:
-        timed_in_order = list(threads.map(pinned, order))
+    try:
+        with ThreadPoolExecutor(max_workers=width, thread_name_prefix="regrapht-settle") as threads:
+            timed_in_order = list(threads.map(pinned, order))
+    finally:
+        if slots is not None:
+            slots.lend()
     timed: list[tuple[SerialBaseline | None, float]] = [(None, 0.0)] * len(items)
     for n, result in zip(order, timed_in_order):
         timed[n] = result

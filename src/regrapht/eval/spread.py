@@ -43,6 +43,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from regrapht.eval.lanes import (
@@ -57,7 +58,7 @@ from regrapht.eval.lanes import (
     warm,
 )
 from regrapht.eval.record import Evaluation
-from regrapht.eval.settle import share_physical_cores
+from regrapht.eval.settle import SettleLock, share_physical_cores
 from regrapht.tasks import Task
 
 if TYPE_CHECKING:
@@ -222,30 +223,45 @@ class Batch:
         timing its tasks on its own cores (eval/settle.py); others one lane at a time, the rest
         idle, as before session 14."""
         opened = [(key, lane) for key, lane in self.opened.items() if lane.alive]
-        if self._settle_side_by_side([lane for _, lane in opened]):
-            cores = share_physical_cores([lane_cores(lane) for _, lane in opened])
-            width = self.pool.config.timing_config.serial_settle_width
-            at_once = [min(len(mine), width) if width > 0 else len(mine) for mine in cores]
-            # The lanes share the host's slots for the settle: one done early leaves its slots to
-            # the others (settle.HostSlots). A folder of this batch's own.
-            slots = tempfile.mkdtemp(prefix="regrapht-settle-slots-")
-            threads = [
-                threading.Thread(
-                    target=self._close_one,
-                    args=(key, lane, mine, sum(at_once) - at_once[k], slots),
-                    name=f"regrapht-close-{lane.name}",
+        if not (self._settle_side_by_side([lane for _, lane in opened]) and self._close_at_once(opened)):
+            for key, lane in opened:
+                self._close_one(key, lane)
+        self.opened.clear()
+
+    def _close_at_once(self, opened: list[tuple[int, Lane]]) -> bool:
+        """The lanes settle at the same time, each on its physical cores, sharing the batch's slots
+        (each owns its width and lends them when done) and a lock that keeps alone timings apart
+        from pinned ones (settle.HostSlots, SettleLock); False, nothing done, where no folder for
+        them can be made."""
+        cores = share_physical_cores([lane_cores(lane) for _, lane in opened])
+        width = self.pool.config.timing_config.serial_settle_width
+        at_once = [min(len(mine), width) if width > 0 else len(mine) for mine in cores]
+        try:
+            folder = tempfile.mkdtemp(prefix="regrapht-settle-")
+        except OSError:
+            return False
+        try:
+            lock = Path(folder) / "alone.lock"
+            if not SettleLock(lock).usable():
+                return False
+            threads = []
+            for k, ((key, lane), mine) in enumerate(zip(opened, cores)):
+                home = list(range(sum(at_once[:k]), sum(at_once[: k + 1])))
+                spec = {"folder": folder, "count": sum(at_once), "home": home, "lock": str(lock)}
+                threads.append(
+                    threading.Thread(
+                        target=self._close_one,
+                        args=(key, lane, mine, sum(at_once) - at_once[k], spec),
+                        name=f"regrapht-close-{lane.name}",
+                    )
                 )
-                for k, ((key, lane), mine) in enumerate(zip(opened, cores))
-            ]
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join()
-            shutil.rmtree(slots, ignore_errors=True)
-        else:
-            for key, lane in opened:
-                self._close_one(key, lane)
-        self.opened.clear()
+            return True
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def _settle_side_by_side(self, lanes: list[Lane]) -> bool:
         """Whether the lanes may settle at once: several, `TimingConfig.serial_settle_lanes_at_once`,
@@ -261,7 +277,7 @@ class Batch:
         return all(share_physical_cores(shares))
 
     def _close_one(
-        self, key: int, lane: Lane, settle_cores: list[int] | None = None, others: int = 0, slots: str | None = None
+        self, key: int, lane: Lane, settle_cores: list[int] | None = None, others: int = 0, slots: dict | None = None
     ) -> None:
         began = time.perf_counter()
         try:
