@@ -135,6 +135,7 @@ def throughput(
         if SETTLE_WIDTH is not None:
             config.timing_config.serial_settle_width = SETTLE_WIDTH
         config.timing_config.serial_settle_check |= SETTLE_CHECK
+        config.timing_config.serial_settle_lanes_at_once |= SETTLE_AT_ONCE
         if serial_store is not None and copy_store:
             # A copy per run: every run starts from the same kept baselines, and none adds to the next's.
             copy = Path(cache) / "serial-baselines.sqlite"
@@ -292,6 +293,7 @@ def held_phases(seconds: dict) -> dict[str, float]:
 # --serial-settle-width, where given: TimingConfig.serial_settle_width of every throughput run.
 SETTLE_WIDTH: int | None = None
 SETTLE_CHECK = False  # --serial-settle-check
+SETTLE_AT_ONCE = False  # --serial-settle-at-once
 
 
 def settle_wall(results) -> float:
@@ -623,6 +625,12 @@ def main() -> None:
         "0 = one per physical core; 1 = one after another, alone, as before session 14).",
     )
     parser.add_argument(
+        "--serial-settle-at-once",
+        action="store_true",
+        help="Lanes settle their serial baselines at the same time, pinned, through shared slots "
+        "(TimingConfig.serial_settle_lanes_at_once; off by default: biased on an H100 host, session 15).",
+    )
+    parser.add_argument(
         "--serial-settle-check",
         action="store_true",
         help="Check each pinned serial timing against a short one alone (TimingConfig.serial_settle_check).",
@@ -640,8 +648,9 @@ def main() -> None:
         parser.error("--copies must be at least 1")
     if args.serial_settle_width is not None and args.serial_settle_width < 0:
         parser.error("--serial-settle-width must be 0 (one per physical core) or more")
-    global SETTLE_WIDTH, SETTLE_CHECK
+    global SETTLE_WIDTH, SETTLE_CHECK, SETTLE_AT_ONCE
     SETTLE_WIDTH, SETTLE_CHECK = args.serial_settle_width, args.serial_settle_check
+    SETTLE_AT_ONCE = args.serial_settle_at_once
     if args.gpus and args.target != "cuda":
         parser.error("--gpus is for --target cuda; on the cpu target give --cpu-lanes")
     if args.cpu_lanes and args.target != "cpu":

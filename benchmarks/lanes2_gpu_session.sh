@@ -18,7 +18,8 @@
 # nvcc and the task files, GPU clocks) shows as the difference between the two orders' ratios.
 # A_LIMIT and B_LIMIT (300, 220 s) bound the two throughput jobs.
 # SETTLE_WIDTH=1 runs A and B with the settle of session 13 (one task after another, alone);
-# SETTLE_CHECK=1 with each pinned timing checked against a short one alone.
+# SETTLE_CHECK=1 with each pinned timing checked against a short one alone. SETTLE_AT_ONCE=1 lets B's
+# lanes settle at the same time through shared slots (off by default since session 15: biased).
 # Everything goes into ONE archive, $OUT/lanes2_session.tar.gz, beside a copy of the summary.
 #
 # Expected on two H100s (from session 13's call B, with the settle at once): A 120-150 s with a settle
@@ -49,6 +50,7 @@ else
 fi
 WIDTH=(); [ -n "${SETTLE_WIDTH:-}" ] && WIDTH=(--serial-settle-width "$SETTLE_WIDTH")
 [ -n "${SETTLE_CHECK:-}" ] && WIDTH+=(--serial-settle-check)
+[ -n "${SETTLE_AT_ONCE:-}" ] && WIDTH+=(--serial-settle-at-once)
 
 # "NAME VISIBLE CPUS" per job: A and C on half the cores (GPU 0's node first), B on all of them.
 $PY - "$TARGET" > "$WORK/placement.txt" <<'EOF' 2>&1
@@ -78,7 +80,7 @@ where() { awk -v n="$1" '$1 == n {print $2, $3}' "$WORK/placement.txt"; }
 
 {
   date -u
-  echo "target: $TARGET; order: $ORDER; wall limit: $TOTAL_S s; copies: $COPIES; settle width: ${SETTLE_WIDTH:-default}; check: ${SETTLE_CHECK:-no}"
+  echo "target: $TARGET; order: $ORDER; wall limit: $TOTAL_S s; copies: $COPIES; settle width: ${SETTLE_WIDTH:-default}; check: ${SETTLE_CHECK:-no}; lanes at once: ${SETTLE_AT_ONCE:-no}"
   [ "$TARGET" = cuda ] && nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version --format=csv 2>&1
   [ "$TARGET" = cuda ] && nvidia-smi topo -m 2>&1 | head -8
   echo "cores: $(nproc) of $(nproc --all); threads per core: $(lscpu 2>/dev/null | awk -F: '/Thread\(s\) per core/ {print $2}')"

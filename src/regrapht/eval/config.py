@@ -73,9 +73,13 @@ class TimingConfig:
     # 62-72 s one at a time (session 13, 14 call B).
     serial_settle_width: int = 1
     # Lanes of a pool on cores of their own settle at the same time, each within its cores, pinned
-    # (`serial_settle_width` timings a lane); off: one lane after another, alone. A single evaluator
-    # with a width of one times alone either way.
-    serial_settle_lanes_at_once: bool = True
+    # (`serial_settle_width` timings a lane, sharing the batch's slots); off: one lane after another,
+    # alone. Off by default: on an H100 host (session 15, call C) the ten throughput tasks' medians
+    # timed so, beside the other lane's, sat -21% to +40% from the same tasks timed alone in the same
+    # call (saxpy +35%, spmv_csr +40%, gemv +30%, softmax_rows -21%), far beyond their errors (1-9%),
+    # and a kept baseline serves every later run. `benchmarks/serial_pinned.py --width 2` says
+    # whether a host times alike side by side; turn it on only where it does.
+    serial_settle_lanes_at_once: bool = False
     # A pinned timing beside at most this many others is kept from a pool of runs whatever its
     # spread, as an alone one is (SerialBaseline.problem); beside more, its median must be pinned or
     # it is timed again alone. 1: two lanes' timings side by side, each on its own physical core.

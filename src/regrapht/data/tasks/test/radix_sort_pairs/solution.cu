@@ -1,161 +1,381 @@
-// steps: parallelize, algorithmic_change, atomic_privatization, thread_coarsening, shared_memory_tiling, library_primitive, warp_aggregated_atomics, loop_unrolling, read_only_cache
-// Parallel LSD radix sort, 8 bits per pass, four passes ping-ponging through a scratch buffer.
-// Per pass: (1) each 4096-element tile builds its 256-bin digit histogram in shared memory and
-// stores it digit-major (counts[digit * tiles + tile]); (2) one CUB exclusive scan over those
-// counts gives every (digit, tile) its first output slot, which encodes both the digit order and
-// the tile order; (3) each tile is re-read, every warp owns a contiguous 512-element slice (16
-// items per lane), ranks each element among equal digits with __match_any_sync and warp-private
-// shared counters, and places it at its digit's slot in the tile + offset of earlier warps + rank
-// (stable by construction), sorting the tile by digit in shared memory; the sorted tile then goes
-// out with consecutive threads on consecutive slots of each digit's run (its global start from the
-// scan), instead of a lane per scattered sector.
-#include <cub/cub.cuh>
+// steps: parallelize, algorithmic_change, atomic_privatization, thread_coarsening, shared_memory_tiling, warp_aggregated_atomics, work_efficient_scan, warp_shuffle_reduction, memory_coalescing, loop_unrolling, read_only_cache
+// Single-sweep LSD radix sort ("onesweep"): the pairs cross DRAM once per digit pass, with no
+// separate count pass per digit.
+// (1) One kernel reads the keys once and counts every pass's digits (shared histograms, then one
+//     global atomic per nonzero bin and block).
+// (2) One kernel per pass. Each block takes the next tile id from an atomic counter, so tiles
+//     start in order. Every warp ranks its contiguous slice of the tile by digit (peers found by one
+//     ballot per digit bit, a warp-private counter per digit, bumped once per peer group by its lowest lane), in
+//     input order, so the rank is stable. The tile publishes its digit counts at once, then, per
+//     digit, walks back over earlier tiles' published words (decoupled look-back: flag and count
+//     in one word) until it meets an inclusive prefix, and publishes its own. Meanwhile the tile is
+//     sorted by digit in shared memory, and goes out with consecutive threads on consecutive slots
+//     of each digit's run (the run's global start: the digit's bin start from (1), plus the
+//     look-back's count of that digit in earlier tiles).
+// Passes ping-pong between a scratch pair and the output, ending in the output.
+#include <cuda_runtime.h>
 
-constexpr int kRadix = 256;
-constexpr int kThreads = 256;  // == kRadix: one digit per thread in the per-digit steps
+#include <algorithm>
+
+constexpr int kBits = 8;  // digit width
+constexpr int kPasses = 4;  // kBits * kPasses >= 32
+constexpr int kThreads = 512;
+constexpr int kItems = 12;  // keys per thread: a tile of 6144 pairs
+constexpr int kMinBlocks = 2;  // two blocks (1024 threads) an SM: 64 registers, no spills
+constexpr int kRadix = 1 << kBits;
+constexpr unsigned int kDigitMask = kRadix - 1;
 constexpr int kWarps = kThreads / 32;
-constexpr int kItems = 16;
 constexpr int kTile = kThreads * kItems;
 constexpr int kWarpTile = 32 * kItems;
+constexpr int kDigitLoops = (kRadix + kThreads - 1) / kThreads;  // digits a thread owns in per-digit steps
+constexpr int kScanPer = kRadix >= kThreads ? kRadix / kThreads : 1;  // consecutive digits a thread scans
+static_assert(kBits * kPasses >= 32, "the passes cover the key");
+static_assert(kRadix < kThreads || kRadix % kThreads == 0, "the digit scan splits digits evenly");
+static_assert(kTile < 65536, "per-warp digit offsets are 16-bit");
+static_assert(kDigitLoops <= 32, "pending digits are a 32-bit mask");
 
-__global__ void __launch_bounds__(kThreads)
-    tile_histogram(int n, int shift, int tiles, const unsigned int* __restrict__ keys, unsigned int* __restrict__ counts) {
-    __shared__ unsigned int hist[kRadix];
-    hist[threadIdx.x] = 0;
+constexpr int kHistThreads = 512;
+constexpr int kHistUnroll = 8;
+constexpr int kHistBlocksPerSm = 2;  // each block adds kPasses * kRadix global atomics at its end
+
+// Look-back words: two flag bits over a count. 32-bit words hold counts below 2^30; longer inputs
+// take 64-bit words.
+template <typename Word>
+struct Status {
+    static constexpr Word kAggregate = Word(1) << (8 * sizeof(Word) - 2);  // the tile's own count
+    static constexpr Word kPrefix = Word(2) << (8 * sizeof(Word) - 2);  // count over tiles up to it
+    static constexpr Word kCount = kAggregate - 1;
+};
+
+__global__ void __launch_bounds__(kHistThreads)
+    digit_histograms(int n, const unsigned int* __restrict__ keys, unsigned int* __restrict__ hist) {
+    __shared__ unsigned int counts[kPasses * kRadix];
+    for (int j = threadIdx.x; j < kPasses * kRadix; j += kHistThreads) counts[j] = 0;
     __syncthreads();
-    const long long base = static_cast<long long>(blockIdx.x) * kTile;
+    const long long stride = static_cast<long long>(gridDim.x) * kHistThreads;
+    for (long long base = static_cast<long long>(blockIdx.x) * kHistThreads + threadIdx.x; base < n;
+         base += stride * kHistUnroll) {
+        unsigned int key[kHistUnroll];
 #pragma unroll
-    for (int k = 0; k < kItems; ++k) {
-        const long long i = base + k * kThreads + threadIdx.x;
-        if (i < n) atomicAdd(&hist[(__ldg(keys + i) >> shift) & 0xFFu], 1u);
+        for (int u = 0; u < kHistUnroll; ++u) {
+            const long long i = base + u * stride;
+            key[u] = i < n ? __ldg(keys + i) : 0u;
+        }
+#pragma unroll
+        for (int u = 0; u < kHistUnroll; ++u) {
+            if (base + u * stride < n) {
+#pragma unroll
+                for (int p = 0; p < kPasses; ++p) atomicAdd(&counts[p * kRadix + ((key[u] >> (p * kBits)) & kDigitMask)], 1u);
+            }
+        }
     }
     __syncthreads();
-    counts[static_cast<long long>(threadIdx.x) * tiles + blockIdx.x] = hist[threadIdx.x];
+    for (int j = threadIdx.x; j < kPasses * kRadix; j += kHistThreads) {
+        const unsigned int c = counts[j];
+        if (c != 0) atomicAdd(&hist[j], c);
+    }
 }
 
-__global__ void __launch_bounds__(kThreads)
-    tile_scatter(int n, int shift, int tiles, const unsigned int* __restrict__ keys_in, const int* __restrict__ vals_in,
-                 const unsigned int* __restrict__ offsets, unsigned int* __restrict__ keys_out, int* __restrict__ vals_out) {
-    __shared__ unsigned int warp_count[kWarps][kRadix];
-    __shared__ unsigned int tile_start[kRadix];  // the (digit, tile) run's first global slot
-    __shared__ unsigned int local_start[kRadix];  // its first slot in the tile, sorted by digit
-    __shared__ unsigned int digit_warp_sums[kWarps];
-    __shared__ unsigned int staged_keys[kTile];
-    __shared__ int staged_vals[kTile];
-    for (int j = threadIdx.x; j < kWarps * kRadix; j += kThreads) (&warp_count[0][0])[j] = 0;
-    __syncthreads();
+// The lanes of the warp holding this lane's digit (or, for a lane past the end, the other lanes past
+// the end): one ballot per digit bit, each keeping the lanes that agree on that bit.
+__device__ __forceinline__ unsigned int digit_peers(unsigned int digit, bool ok) {
+    const unsigned int in_range = __ballot_sync(0xffffffffu, ok);
+    unsigned int peers = ok ? in_range : ~in_range;
+#pragma unroll
+    for (int b = 0; b < kBits; ++b) {
+        const bool bit = (digit >> b) & 1u;
+        const unsigned int votes = __ballot_sync(0xffffffffu, bit);
+        peers &= bit ? votes : ~votes;
+    }
+    return peers;
+}
 
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+// Dynamic shared memory of one pass block (over the 48 KiB static limit).
+struct PassShared {
+    unsigned int staged_keys[kTile];  // the tile sorted by digit
+    int staged_vals[kTile];
+    unsigned int digit_total[kRadix];  // the tile's count of each digit
+    unsigned int digit_local[kRadix];  // the digit's first slot in the sorted tile
+    unsigned int digit_offset[kRadix];  // bin start, then (global slot - local slot) of the digit's run
+    unsigned short warp_count[kWarps][kRadix];  // a warp's count of a digit, then its first rank in the tile's run
+};
+
+template <typename Word>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    onesweep_pass(int n, int shift, const unsigned int* __restrict__ keys_in, const int* __restrict__ vals_in,
+                  unsigned int* __restrict__ keys_out, int* __restrict__ vals_out,
+                  const unsigned int* __restrict__ bin_count, unsigned int* tile_counter, Word* status) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    PassShared& sh = *reinterpret_cast<PassShared*>(shared_bytes);
+    __shared__ int tile_id;
+    __shared__ unsigned int scan_sums[kWarps][2];
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0) tile_id = static_cast<int>(atomicAdd(tile_counter, 1u));  // in start order: look-back cannot wait on an unstarted tile
+    unsigned int* counters = reinterpret_cast<unsigned int*>(&sh.warp_count[0][0]);
+    for (int j = tid; j < kWarps * kRadix / 2; j += kThreads) counters[j] = 0;
+    __syncthreads();
+    const int tile = tile_id;
+    const long long tile_base = static_cast<long long>(tile) * kTile;
+    const int valid = static_cast<int>(min(static_cast<long long>(kTile), n - tile_base));
+
+    // load a warp's contiguous slice (coalesced) and rank each key among the slice's equal digits
     const unsigned int lanes_below = (1u << lane) - 1u;
-    const long long slice = static_cast<long long>(blockIdx.x) * kTile + warp * kWarpTile;
-    unsigned int key[kItems], rank[kItems];
+    const long long slice = tile_base + warp * kWarpTile;
+    // item it of this lane is in range when it * 32 < room (32-bit compares, one pointer a lane)
+    const int room = static_cast<int>(max(-1LL, min(static_cast<long long>(kWarpTile), n - slice - lane)));
+    const unsigned int* lane_keys = keys_in + (slice + lane);
+    const int* lane_vals = vals_in + (slice + lane);
+    unsigned int key[kItems];
+    unsigned int rank_pairs[(kItems + 1) / 2];  // two 16-bit ranks a register: the arrays fit without spills
     int val[kItems];
 #pragma unroll
     for (int it = 0; it < kItems; ++it) {
-        const long long i = slice + it * 32 + lane;
-        const bool ok = i < n;
-        key[it] = ok ? __ldg(keys_in + i) : 0u;
-        val[it] = ok ? __ldg(vals_in + i) : 0;
-        const unsigned int digit = ok ? (key[it] >> shift) & 0xFFu : kRadix;  // kRadix: padding, never stored
-        const unsigned int peers = __match_any_sync(0xffffffffu, digit);
-        rank[it] = ok ? warp_count[warp][digit] + __popc(peers & lanes_below) : 0u;
-        __syncwarp();
-        if (ok && (peers & lanes_below) == 0) warp_count[warp][digit] += __popc(peers);  // the group's lowest lane
-        __syncwarp();
+        const bool ok = it * 32 < room;
+        key[it] = ok ? __ldg(lane_keys + it * 32) : 0u;
+        val[it] = ok ? __ldg(lane_vals + it * 32) : 0;
+    }
+#pragma unroll
+    for (int it = 0; it < kItems; ++it) {
+        const bool ok = it * 32 < room;
+        const unsigned int digit = ok ? (key[it] >> shift) & kDigitMask : kRadix;  // kRadix: padding, never counted
+        const unsigned int peers = digit_peers(digit, ok);
+        const int leader = __ffs(peers) - 1;
+        unsigned int before = 0;
+        if (ok && lane == leader) {
+            before = sh.warp_count[warp][digit];
+            sh.warp_count[warp][digit] = static_cast<unsigned short>(before + __popc(peers));
+        }
+        before = __shfl_sync(0xffffffffu, before, leader);
+        const unsigned int rank = before + __popc(peers & lanes_below);
+        if (it % 2 == 0) {
+            rank_pairs[it / 2] = rank;
+        } else {
+            rank_pairs[it / 2] |= rank << 16;
+        }
+        __syncwarp();  // the count written here is read by the next group's leader, maybe another lane
     }
     __syncthreads();
-    {
-        const int d = threadIdx.x;  // exclusive prefix over warps for digit d, and the tile's global slot
-        unsigned int running = 0;
+
+    // per digit: the warps' counts become exclusive prefixes, and the tile's count is published
 #pragma unroll
-        for (int w = 0; w < kWarps; ++w) {
-            const unsigned int c = warp_count[w][d];
-            warp_count[w][d] = running;
-            running += c;
+    for (int j = 0; j < kDigitLoops; ++j) {
+        const int d = tid + j * kThreads;
+        if (d < kRadix) {
+            unsigned int running = 0;
+#pragma unroll
+            for (int w = 0; w < kWarps; ++w) {
+                const unsigned int c = sh.warp_count[w][d];
+                sh.warp_count[w][d] = static_cast<unsigned short>(running);
+                running += c;
+            }
+            sh.digit_total[d] = running;
+            const Word word = (tile == 0 ? Status<Word>::kPrefix : Status<Word>::kAggregate) | static_cast<Word>(running);
+            *reinterpret_cast<volatile Word*>(status + static_cast<long long>(tile) * kRadix + d) = word;
         }
-        tile_start[d] = offsets[static_cast<long long>(d) * tiles + blockIdx.x];
-        // exclusive scan of the tile's digit totals (one digit per thread): warp shuffles, then warp sums
-        unsigned int inclusive = running;
+    }
+    __syncthreads();
+
+    // exclusive scans over the digits, two at once: the tile's counts (each digit's first slot in the
+    // sorted tile) and the whole input's counts (each digit's first slot in the output)
+    {
+        const int d0 = tid * kScanPer;
+        unsigned int a[kScanPer], b[kScanPer], sum_a = 0, sum_b = 0;
+#pragma unroll
+        for (int j = 0; j < kScanPer; ++j) {
+            const bool in = d0 + j < kRadix;
+            a[j] = in ? sh.digit_total[d0 + j] : 0u;
+            b[j] = in ? __ldg(bin_count + d0 + j) : 0u;
+            sum_a += a[j];
+            sum_b += b[j];
+        }
+        unsigned int inc_a = sum_a, inc_b = sum_b;
 #pragma unroll
         for (int o = 1; o < 32; o <<= 1) {
-            const unsigned int below = __shfl_up_sync(0xffffffffu, inclusive, o);
-            if (lane >= o) inclusive += below;
+            const unsigned int up_a = __shfl_up_sync(0xffffffffu, inc_a, o);
+            const unsigned int up_b = __shfl_up_sync(0xffffffffu, inc_b, o);
+            if (lane >= o) {
+                inc_a += up_a;
+                inc_b += up_b;
+            }
         }
-        if (lane == 31) digit_warp_sums[warp] = inclusive;
+        if (lane == 31) {
+            scan_sums[warp][0] = inc_a;
+            scan_sums[warp][1] = inc_b;
+        }
         __syncthreads();
-        unsigned int before = 0;
-        for (int w = 0; w < warp; ++w) before += digit_warp_sums[w];
-        local_start[d] = before + inclusive - running;
-    }
-    __syncthreads();
-    // the tile sorted by digit in shared memory, so that the global stores below run along each
-    // digit's slots: consecutive threads, consecutive addresses (the stores straight from the
-    // ranking touched a sector per lane)
+        unsigned int ex_a = inc_a - sum_a, ex_b = inc_b - sum_b;
+        for (int w = 0; w < warp; ++w) {
+            ex_a += scan_sums[w][0];
+            ex_b += scan_sums[w][1];
+        }
 #pragma unroll
-    for (int it = 0; it < kItems; ++it) {
-        const long long i = slice + it * 32 + lane;
-        if (i < n) {
-            const unsigned int digit = (key[it] >> shift) & 0xFFu;
-            const unsigned int local = local_start[digit] + warp_count[warp][digit] + rank[it];
-            staged_keys[local] = key[it];
-            staged_vals[local] = val[it];
+        for (int j = 0; j < kScanPer; ++j) {
+            if (d0 + j < kRadix) {
+                sh.digit_local[d0 + j] = ex_a;
+                sh.digit_offset[d0 + j] = ex_b;
+                ex_a += a[j];
+                ex_b += b[j];
+            }
         }
     }
     __syncthreads();
-    const long long base = static_cast<long long>(blockIdx.x) * kTile;
-    const int valid = static_cast<int>(min(static_cast<long long>(kTile), n - base));
+
+    // the tile sorted by digit in shared memory (stable: warp slices in order, ranks in input order)
 #pragma unroll
     for (int it = 0; it < kItems; ++it) {
-        const int local = it * kThreads + threadIdx.x;
+        if (it * 32 < room) {
+            const unsigned int digit = (key[it] >> shift) & kDigitMask;
+            const unsigned int rank = (rank_pairs[it / 2] >> (16 * (it % 2))) & 0xFFFFu;
+            const unsigned int local = sh.digit_local[digit] + sh.warp_count[warp][digit] + rank;
+            sh.staged_keys[local] = key[it];
+            sh.staged_vals[local] = val[it];
+        }
+    }
+
+    // decoupled look-back, all of a thread's digits a tile at a time (their loads in flight together)
+    {
+        unsigned int before[kDigitLoops];
+        unsigned int pending = 0;
+#pragma unroll
+        for (int j = 0; j < kDigitLoops; ++j) {
+            before[j] = 0;
+            if (tile > 0 && tid + j * kThreads < kRadix) pending |= 1u << j;
+        }
+        // a walk ends at the latest at tile 0, which publishes a prefix from the start
+        for (int look = tile - 1; pending != 0; --look) {
+            const volatile Word* row = status + static_cast<long long>(look) * kRadix + tid;
+            unsigned int waiting = pending;
+            while (waiting != 0) {
+#pragma unroll
+                for (int j = 0; j < kDigitLoops; ++j) {
+                    if (waiting & (1u << j)) {
+                        const Word word = row[j * kThreads];
+                        if (word & (Status<Word>::kAggregate | Status<Word>::kPrefix)) {
+                            before[j] += static_cast<unsigned int>(word & Status<Word>::kCount);
+                            waiting &= ~(1u << j);
+                            if (word & Status<Word>::kPrefix) pending &= ~(1u << j);
+                        }
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < kDigitLoops; ++j) {
+            const int d = tid + j * kThreads;
+            if (d < kRadix) {
+                if (tile > 0) {
+                    const Word word = Status<Word>::kPrefix | static_cast<Word>(before[j] + sh.digit_total[d]);
+                    *reinterpret_cast<volatile Word*>(status + static_cast<long long>(tile) * kRadix + d) = word;
+                }
+                // unsigned wrap-around: global slot = offset + local slot, for every slot of the run
+                sh.digit_offset[d] = sh.digit_offset[d] + before[j] - sh.digit_local[d];
+            }
+        }
+    }
+    __syncthreads();
+
+    // out along each digit's run: consecutive threads on consecutive slots
+#pragma unroll
+    for (int it = 0; it < kItems; ++it) {
+        const int local = it * kThreads + tid;
         if (local < valid) {
-            const unsigned int k = staged_keys[local], digit = (k >> shift) & 0xFFu;
-            const unsigned int pos = tile_start[digit] + (local - local_start[digit]);
+            const unsigned int k = sh.staged_keys[local];
+            const unsigned int pos = sh.digit_offset[(k >> shift) & kDigitMask] + static_cast<unsigned int>(local);
             keys_out[pos] = k;
-            vals_out[pos] = staged_vals[local];
+            vals_out[pos] = sh.staged_vals[local];
         }
+    }
+}
+
+// Scratch kept across calls, grown when n grows: the ping-pong pairs, and one control block the
+// call zeroes at once (digit counts, per-pass tile counters, per-pass look-back words).
+struct Scratch {
+    unsigned int* keys = nullptr;
+    int* vals = nullptr;
+    unsigned char* control = nullptr;
+    int n_cap = 0;
+    size_t control_cap = 0;
+};
+
+template <typename Word>
+static void sort_passes(int n, const unsigned int* keys, const int* values, unsigned int* sorted_keys,
+                        int* sorted_values, Scratch& s) {
+    const int tiles = static_cast<int>((static_cast<long long>(n) + kTile - 1) / kTile);
+    const size_t hist_bytes = sizeof(unsigned int) * kPasses * kRadix;
+    const size_t counter_bytes = 256;  // kPasses counters, padded so the look-back words stay aligned
+    const size_t status_per_pass = static_cast<size_t>(tiles) * kRadix;
+    const size_t control_bytes = hist_bytes + counter_bytes + sizeof(Word) * status_per_pass * kPasses;
+    if (control_bytes > s.control_cap) {
+        if (s.control) cudaFree(s.control);
+        if (cudaMalloc(&s.control, control_bytes) != cudaSuccess) {
+            s.control = nullptr;  // asked again next call; this call writes nothing, which the checks reject
+            s.control_cap = 0;
+            return;
+        }
+        s.control_cap = control_bytes;
+    }
+    unsigned int* hist = reinterpret_cast<unsigned int*>(s.control);
+    unsigned int* counters = reinterpret_cast<unsigned int*>(s.control + hist_bytes);
+    Word* status = reinterpret_cast<Word*>(s.control + hist_bytes + counter_bytes);
+    cudaMemsetAsync(s.control, 0, control_bytes);
+
+    static int sm_count = 0;
+    if (sm_count == 0) {
+        int device = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+        if (sm_count <= 0) sm_count = 1;
+    }
+    const long long hist_blocks_needed = (static_cast<long long>(n) + kHistThreads * kHistUnroll - 1) / (kHistThreads * kHistUnroll);
+    const int hist_blocks = static_cast<int>(std::min(hist_blocks_needed, static_cast<long long>(kHistBlocksPerSm) * sm_count));
+    digit_histograms<<<hist_blocks, kHistThreads>>>(n, keys, hist);
+
+    static bool attribute_set = false;
+    if (!attribute_set) {
+        cudaFuncSetAttribute(onesweep_pass<Word>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(sizeof(PassShared)));
+        attribute_set = true;  // one flag per Word: a static of this function template's instance
+    }
+    const unsigned int* src_keys = keys;
+    const int* src_vals = values;
+    for (int pass = 0; pass < kPasses; ++pass) {
+        const bool to_output = (kPasses - 1 - pass) % 2 == 0;  // the last pass writes the output
+        unsigned int* dst_keys = to_output ? sorted_keys : s.keys;
+        int* dst_vals = to_output ? sorted_values : s.vals;
+        onesweep_pass<Word><<<tiles, kThreads, sizeof(PassShared)>>>(
+            n, pass * kBits, src_keys, src_vals, dst_keys, dst_vals, hist + pass * kRadix, counters + pass,
+            status + status_per_pass * pass);
+        src_keys = dst_keys;
+        src_vals = dst_vals;
     }
 }
 
 void radix_sort_pairs(int n, const unsigned int* keys, const int* values, unsigned int* sorted_keys,
                       int* sorted_values) {
     if (n <= 0) return;
-    const int tiles = (n + kTile - 1) / kTile;
-    const int count_items = kRadix * tiles;
-    static unsigned int* tmp_keys = nullptr;
-    static int* tmp_vals = nullptr;
-    static unsigned int* counts = nullptr;
-    static void* scan_temp = nullptr;
-    static int n_cap = 0, count_cap = 0;
-    static size_t scan_cap = 0;
-    if (n > n_cap) {
-        if (tmp_keys) cudaFree(tmp_keys);
-        if (tmp_vals) cudaFree(tmp_vals);
-        cudaMalloc(&tmp_keys, static_cast<size_t>(n) * sizeof(unsigned int));
-        cudaMalloc(&tmp_vals, static_cast<size_t>(n) * sizeof(int));
-        n_cap = n;
+    static Scratch s;
+    if (n > s.n_cap) {
+        if (s.keys) cudaFree(s.keys);
+        if (s.vals) cudaFree(s.vals);
+        s.keys = nullptr;
+        s.vals = nullptr;
+        s.n_cap = 0;
+        unsigned int* k = nullptr;
+        int* v = nullptr;
+        const bool got_keys = cudaMalloc(&k, static_cast<size_t>(n) * sizeof(unsigned int)) == cudaSuccess;
+        const bool got_vals = got_keys && cudaMalloc(&v, static_cast<size_t>(n) * sizeof(int)) == cudaSuccess;
+        if (!got_vals) {
+            if (got_keys) cudaFree(k);
+            return;  // asked again next call; this call writes nothing, which the checks reject
+        }
+        s.keys = k;
+        s.vals = v;
+        s.n_cap = n;
     }
-    if (count_items > count_cap) {
-        if (counts) cudaFree(counts);
-        cudaMalloc(&counts, static_cast<size_t>(count_items) * sizeof(unsigned int));
-        count_cap = count_items;
-    }
-    size_t scan_bytes = 0;
-    cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, counts, count_items);
-    if (scan_bytes > scan_cap) {
-        if (scan_temp) cudaFree(scan_temp);
-        cudaMalloc(&scan_temp, scan_bytes);
-        scan_cap = scan_bytes;
-    }
-    const unsigned int* src_keys = keys;
-    const int* src_vals = values;
-    for (int pass = 0; pass < 4; ++pass) {
-        const int shift = 8 * pass;
-        unsigned int* dst_keys = (pass % 2 == 0) ? tmp_keys : sorted_keys;  // ends in the output
-        int* dst_vals = (pass % 2 == 0) ? tmp_vals : sorted_values;
-        tile_histogram<<<tiles, kThreads>>>(n, shift, tiles, src_keys, counts);
-        cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, counts, count_items);
-        tile_scatter<<<tiles, kThreads>>>(n, shift, tiles, src_keys, src_vals, counts, dst_keys, dst_vals);
-        src_keys = dst_keys;
-        src_vals = dst_vals;
+    if (n < (1 << 30)) {
+        sort_passes<unsigned int>(n, keys, values, sorted_keys, sorted_values, s);
+    } else {
+        sort_passes<unsigned long long>(n, keys, values, sorted_keys, sorted_values, s);
     }
 }
