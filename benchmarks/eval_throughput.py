@@ -261,6 +261,8 @@ def throughput(
         "loop": loop_breakdown(results),
         "lanes_report": lane_report(results, wall, pool_lanes),
         "groups_taken": taken,
+        # Each lane's calls and settle, in seconds from the pool batch's start (eval/spread.py).
+        "lane_timeline": pool_lanes.get("timeline", []),
         "state": state,
         "statuses": statuses,
         "serial_sources": sorted({row["serial_source"] for row in rows if row["serial_source"]}),

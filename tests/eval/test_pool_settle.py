@@ -114,6 +114,12 @@ def test_the_pool_opens_each_lane_before_its_work_and_settles_lane_after_lane_at
     for lane in stats["lanes"].values():
         assert lane["calls"] == 1 and lane["items"] == 2
         assert lane["busy_s"] >= 0 and lane["settle_s"] >= 0 and lane["idle_s"] >= 0
+    # The timeline: each lane's call, then its settle, in order, within the batch's wall time.
+    for name, task in (("l0", "vec_scale"), ("l1", "sin_series")):
+        spans = [s for s in stats["timeline"] if s["lane"] == name]
+        assert [s["kind"] for s in spans] == ["call", "settle"]
+        assert spans[0]["tasks"] == [task] and spans[0]["items"] == 2
+        assert 0 <= spans[0]["from"] <= spans[0]["to"] <= spans[1]["from"] <= spans[1]["to"] <= stats["wall_s"] + 1e-3
 
 
 def test_a_lane_that_dies_settling_keeps_its_records_and_is_reported():

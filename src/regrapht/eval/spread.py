@@ -29,7 +29,9 @@ sharing between lanes, and what happens to a lane's work when it dies.
   next call's first candidate then made its CUDA context while holding the GPU), and was timed
   beside the other lanes' work, so it was never quiet enough to keep.
 - **Counters** (`DevicePool.lane_stats`, the last batch's): per lane, its calls, items, seconds in
-  calls and settling, and the rest of the batch's wall time, when it had nothing to run.
+  calls and settling, and the rest of the batch's wall time, when it had nothing to run; and a
+  timeline of every call's and settle's span from the batch's start (session 15: the two-GPU batch
+  scaled 1.31x, and the counters could not say where the rest went).
 """
 
 from __future__ import annotations
@@ -153,6 +155,9 @@ class Batch:
         self.opened: dict[int, Lane] = {}
         self.returned: dict[int, list[int]] = {}
         self.stats: dict[str, dict[str, float]] = {}
+        # Each call's and settle's span (seconds from the batch's start): where a lane's time went.
+        self.timeline: list[dict[str, Any]] = []
+        self.began = time.perf_counter()
 
     def run(self) -> list[Evaluation]:
         if not self.items:
@@ -168,7 +173,7 @@ class Batch:
             self.queues[lane_name] = deque(task_groups(positions, self.keys))
             for i in positions:
                 pool._home.setdefault(self.keys[i], lane_name)
-        began = time.perf_counter()
+        began = self.began = time.perf_counter()
         try:
             self._run_calls()
         except Exception:
@@ -179,7 +184,11 @@ class Batch:
         wall = time.perf_counter() - began
         for stats in self.stats.values():
             stats["idle_s"] = max(0.0, wall - stats["busy_s"] - stats["settle_s"])
-        pool.lane_stats = {"wall_s": wall, "lanes": {k: {n: round(v, 4) for n, v in st.items()} for k, st in self.stats.items()}}
+        pool.lane_stats = {
+            "wall_s": wall,
+            "lanes": {k: {n: round(v, 4) for n, v in st.items()} for k, st in self.stats.items()},
+            "timeline": self.timeline,
+        }
         unfinished = [i for i, r in enumerate(self.results) if r is None]
         if unfinished:
             names = ", ".join(sorted({self.items[i][0].id for i in unfinished}))
@@ -201,6 +210,7 @@ class Batch:
             stats = self._stats(lane)
             stats["calls"] += 1
             stats["busy_s"] += seconds
+            self._span(lane, "call", seconds, positions)
             if died is None:
                 stats["items"] += len(positions)
                 for i, result in zip(positions, out):
@@ -213,6 +223,12 @@ class Batch:
                 self.opened.pop(id(lane), None)
                 self._lost(lane, positions, died)
             self._dispatch()
+
+    def _span(self, lane: Lane, kind: str, seconds: float, positions: list[int]) -> None:
+        ended = time.perf_counter() - self.began
+        tasks = sorted({self.items[i][0].id for i in positions})
+        span = {"lane": lane.name, "kind": kind, "from": round(ended - seconds, 3), "to": round(ended, 3)}
+        self.timeline.append({**span, "items": len(positions), "tasks": tasks} if kind == "call" else span)
 
     def _stats(self, lane: Lane) -> dict[str, float]:
         return self.stats.setdefault(lane.name, {"calls": 0, "items": 0, "busy_s": 0.0, "settle_s": 0.0})
@@ -292,6 +308,7 @@ class Batch:
             return
         finally:
             self._stats(lane)["settle_s"] += time.perf_counter() - began
+            self._span(lane, "settle", time.perf_counter() - began, [])
         order = self.returned.get(key)
         for place, record in restated if order is not None else ():
             if 0 <= place < len(order):
