@@ -623,8 +623,9 @@ def main() -> None:
         "--serial-settle-width",
         type=int,
         default=None,
-        help="Serial baselines a batch's end times at once, one per physical core (default: the evaluator's, "
-        "0 = one per physical core; 1 = one after another, alone, as before session 14).",
+        help="Serial baselines a batch's end times at once per lane, one per physical core (default: the "
+        "evaluator's, 0 = one per physical core; 1 = one after another); lanes settle one after another "
+        "unless --serial-settle-at-once.",
     )
     parser.add_argument(
         "--serial-settle-at-once",

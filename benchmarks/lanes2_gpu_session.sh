@@ -17,14 +17,14 @@
 # ORDER=two-first runs B before A: what the second run gains from the first (the page cache holding
 # nvcc and the task files, GPU clocks) shows as the difference between the two orders' ratios.
 # A_LIMIT and B_LIMIT (300, 220 s) bound the two throughput jobs.
-# SETTLE_WIDTH=1 runs A and B with the settle of session 13 (one task after another, alone);
-# SETTLE_CHECK=1 with each pinned timing checked against a short one alone. SETTLE_AT_ONCE=1 lets B's
+# SETTLE_WIDTH sets the settle's width per lane (1, the default: one task after another);
+# SETTLE_CHECK=1 checks each pinned timing against a short one alone. SETTLE_AT_ONCE=1 lets B's
 # lanes settle at the same time through shared slots (off by default since session 15: biased).
 # Everything goes into ONE archive, $OUT/lanes2_session.tar.gz, beside a copy of the summary.
 #
-# Expected on two H100s (from session 13's call B, with the settle at once): A 120-150 s with a settle
-# of 10-20 s, B 70-90 s with a settle of 5-12 s; two vs one about 1.7-1.85x per wall minute; C about
-# 150 s for 3 rounds, every task within its alone spread or rejected by the settle's rule.
+# Measured on two H100s (session 15, call C, lanes at once): A 266 s with a settle of 178 s, B 145 s
+# with a settle of 78 s; two vs one 1.83x per wall minute, 1.31x before the settle. The summary
+# compares each task's settled median, alone (A) and from B, and prints each lane's settle seconds.
 set -u
 OUT=${OUT:-/tmp/out}
 TARGET=${TARGET:-cuda}

@@ -211,24 +211,24 @@ class Evaluator:
         self._span.depth += 1
         self._batches += 1
 
-    def close_batch(self, settle_cores: list[int] | None = None, others: int = 0, slots: dict | None = None) -> list[Evaluation]:  # fmt: skip
+    def close_batch(self, settle_cores: list[int] | None = None, slots: dict | None = None) -> list[Evaluation]:  # fmt: skip
         """Settle the serial baselines of every call since `open_batch`, as one call settles its own
         at its end; the records restated. `settle_cores`: the logical CPUs (one per physical core) the
-        settle may pin timings to (default: one per physical core this process may use); `others`:
-        timings other lanes run at the same time, sharing the host `slots` (eval/settle.HostSlots)."""
+        settle may pin timings to (default: one per physical core this process may use); `slots`: the
+        batch's slots and lock where a pool's lanes settle at once (eval/settle.HostSlots)."""
         closed = self._span.close()
         if closed is None:
             return []
         prepared, results = closed
         try:
-            self._settle_serial_baselines(prepared, results, settle_cores, others, slots)
+            self._settle_serial_baselines(prepared, results, settle_cores, slots)
         finally:
             self._batches -= 1
             for r in results:
                 self._timed.pop(id(r), None)
         return [r for r in results if "serial_settle" in r.seconds]
 
-    def _settle_serial_baselines(self, prepared: list[Prepared], results: list[Evaluation], settle_cores: list[int] | None = None, others: int = 0, slots: dict | None = None) -> None:  # fmt: skip
+    def _settle_serial_baselines(self, prepared: list[Prepared], results: list[Evaluation], settle_cores: list[int] | None = None, slots: dict | None = None) -> None:  # fmt: skip
         """The batch's quiet moment. During a batch, a task without a kept serial baseline is timed
         in turns once its bench data is handed out, beside the batch's compiles, builds and candidates (waiting for
         quiet there idled the device: e723cfb). Now nothing else runs: each such task whose bench
@@ -244,10 +244,12 @@ class Evaluator:
         # next batch starts its first worker afresh instead (spares.discard, before any is settled).
         tc = self.config.timing_config
         cores = one_per_core(toolchain.usable_core_set()) if settle_cores is None else list(settle_cores)
-        cores, host_slots, lock = settle_cores_and_slots(cores, tc.serial_settle_width, others, slots)
+        cores, host_slots, lock = settle_cores_and_slots(cores, tc.serial_settle_width, slots)
+        # The pooled-runs exception for pinned timings holds only beside other lanes' (the slots).
+        pool_beside = tc.serial_pinned_pool_beside if host_slots is not None else 0
 
         def settle(items: list[tuple[Task, BenchReference]]) -> list[tuple[bool, float]]:
-            return settle_tasks(items, self.oracle, cores, tc.serial_max_median_error, tc.serial_max_background, tc.serial_settle_check, others, lock, tc.serial_pinned_pool_beside, host_slots)  # fmt: skip
+            return settle_tasks(items, self.oracle, cores, tc.serial_max_median_error, tc.serial_max_background, tc.serial_settle_check, 0, lock, pool_beside, host_slots)  # fmt: skip
 
         settle_serial_baselines(groups, results, self._timed, settle, self.spares.discard, self.secret)
 

@@ -111,13 +111,13 @@ def open_batch(state: LaneState) -> None:
 
 
 def close_batch(
-    state: LaneState, settle_cores: list[int] | None = None, others: int = 0, slots: dict | None = None
+    state: LaneState, settle_cores: list[int] | None = None, slots: dict | None = None
 ) -> list[tuple[int, Evaluation]]:
     """The pool batch is done: settle the lane's serial baselines (`Evaluator.close_batch`; on
-    `settle_cores` where the pool gives them, beside `others` timings of other lanes, sharing the
-    host `slots` with them). Returns each restated record with its place among the
+    `settle_cores` where the pool gives them, with the batch's `slots` where lanes settle at once).
+    Returns each restated record with its place among the
     records the lane returned since `open_batch`, so the pool can put it where the first copy went."""
-    restated = {id(r) for r in state.evaluator.close_batch(settle_cores, others, slots)}
+    restated = {id(r) for r in state.evaluator.close_batch(settle_cores, slots)}
     returned, state._returned = state._returned or [], None
     return [(i, state.stamp(r)) for i, r in enumerate(returned) if r is not None and id(r) in restated]
 

@@ -18,20 +18,22 @@ other task is timed again alone, as before, and its record says why.
 ones on a host: the check the spread rule cannot make. Where a host shows such a bias,
 `TimingConfig.serial_settle_check` times each pinned task briefly alone as well, and times it again
 in full where the two medians disagree (`disagreement`); `serial_settle_width = 1` settles one task
-after another: alone in a single evaluator, pinned beside the other lanes' in a pool.
+after another: alone, or pinned beside the other lanes' where a pool's lanes settle at once.
 
-Lanes of a pool with cores of their own settle at the same time, each pinned within its own cores
-(`serial_settle_width` timings a lane, one by default), so a host of two GPUs settles in about half
-the wall time of one: one task after another on a single GPU took 62-141 s of a 150-220 s batch, a
-cost the second GPU did not share (sessions 13 to 15). The lanes share the batch's slots
+With `serial_settle_lanes_at_once` (off by default: on an H100 host its medians sat -21% to +40%
+from the alone ones, session 15), lanes of a pool with cores of their own settle at the same time,
+each pinned within its own cores (`serial_settle_width` timings a lane, one by default), so a host
+of two GPUs settles in about half the wall time of one: one task after another on a single GPU took
+62-178 s of a 150-266 s batch, a cost the second GPU did not share (sessions 13 to 15). The lanes
+share the batch's slots
 (`HostSlots`): each lane owns as many as its width, and a lane done with its pinned timings lends
 its slots to the lanes with tasks left. A lock of the batch (`SettleLock`) keeps every timing that
 must run alone (a re-time, a check) apart from the other lanes' pinned timings: pinned timings hold
-it shared, alone ones exclusively (flock prefers shared holders, so an alone re-time waits for the
-other lanes' pinned timings to end). A single evaluator takes neither.
+it shared, alone ones exclusively (flock has no writer preference: an alone re-time may wait until
+the other lanes' pinned timings are all done). A single evaluator takes neither.
 
-A pinned timing beside few others (`serial_pinned_pool_beside`, one by default: the other lane's)
-is kept from a pool of runs as an alone one is, where its spread never pins its median: those
+A pinned timing beside few other lanes' (`serial_pinned_pool_beside`, one by default; a lane's own
+width never earns it) is kept from a pool of runs as an alone one is, where its spread never pins its median: those
 references vary between processes (a property of the reference, not of its neighbours), and
 re-timing them alone doubled their cost. Beside more, the rule stays strict.
 
@@ -52,6 +54,8 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
+
+import numpy as np
 
 from regrapht.eval.cpu_meter import core_siblings
 from regrapht.eval.oracle import ReferenceError
@@ -175,7 +179,7 @@ def _try_flock(fd: int) -> bool:
 
 
 def settle_cores_and_slots(
-    cores: list[int], width: int, others: int, slots: dict | None
+    cores: list[int], width: int, slots: dict | None
 ) -> tuple[list[int], HostSlots | None, SettleLock | None]:
     """The cores a lane's settle pins to, the slots it shares and the lock it times under: `width`
     of its `cores` (0: all of them), the last ones, since Linux sends most interrupts to the first.
@@ -350,9 +354,5 @@ def settle_tasks(
 
 
 def _serial_guess(bench: BenchReference) -> float:
-    """The serial seconds a bench's batch timing measured (0 where unknown): the settle's order."""
-    samples = getattr(bench, "serial_samples", None) or []
-    try:
-        return float(sorted(samples)[len(samples) // 2]) if samples else 0.0
-    except (TypeError, ValueError):
-        return 0.0
+    """The serial seconds a bench's batch timing measured (0 where none yet): the settle's order."""
+    return float(np.median(bench.serial_samples)) if bench.serial_samples else 0.0

@@ -60,7 +60,7 @@ from regrapht.eval.lanes import (
     warm,
 )
 from regrapht.eval.record import Evaluation
-from regrapht.eval.settle import SettleLock, share_physical_cores
+from regrapht.eval.settle import HostSlots, SettleLock, share_physical_cores
 from regrapht.tasks import Task
 
 if TYPE_CHECKING:
@@ -148,7 +148,8 @@ class Batch:
         self.ahead: dict[str, set[str]] = {}  # lane -> keys whose builds it was sent ahead of their call
         self.alone: dict[int, list[str]] = {}  # item -> lanes that died running it alone
         # (lane, positions, results, death, seconds, whether the lane returned those results itself)
-        self.events: queue.Queue[tuple[Lane, list[int], Any, LaneDied | None, float, bool]] = queue.Queue()
+        # (lane, positions, records, death, the call's start and end on perf_counter, records returned)
+        self.events: queue.Queue[tuple[Lane, list[int], Any, LaneDied | None, tuple[float, float], bool]] = queue.Queue()
         self.busy: dict[str, list[int]] = {}  # lane -> the positions of its call in flight
         # Lanes sent open_batch (by id: a lane started again is another object, with nothing open),
         # and the positions of the records each returned since, in order (close_batch's numbering).
@@ -157,7 +158,7 @@ class Batch:
         self.stats: dict[str, dict[str, float]] = {}
         # Each call's and settle's span (seconds from the batch's start): where a lane's time went.
         self.timeline: list[dict[str, Any]] = []
-        self.began = time.perf_counter()
+        self.began = 0.0  # run() sets it
 
     def run(self) -> list[Evaluation]:
         if not self.items:
@@ -205,12 +206,12 @@ class Batch:
         """Hand out calls until every lane's queue is empty and no call is in flight."""
         self._dispatch()
         while self.busy:
-            lane, positions, out, died, seconds, returned = self.events.get()
+            lane, positions, out, died, (began, ended), returned = self.events.get()
             self.busy.pop(lane.name, None)
             stats = self._stats(lane)
             stats["calls"] += 1
-            stats["busy_s"] += seconds
-            self._span(lane, "call", seconds, positions)
+            stats["busy_s"] += ended - began
+            self._span(lane, "call", began, ended, positions)
             if died is None:
                 stats["items"] += len(positions)
                 for i, result in zip(positions, out):
@@ -224,10 +225,10 @@ class Batch:
                 self._lost(lane, positions, died)
             self._dispatch()
 
-    def _span(self, lane: Lane, kind: str, seconds: float, positions: list[int]) -> None:
-        ended = time.perf_counter() - self.began
+    def _span(self, lane: Lane, kind: str, began: float, ended: float, positions: list[int]) -> None:
+        """A call's or settle's span, from its start and end on perf_counter."""
         tasks = sorted({self.items[i][0].id for i in positions})
-        span = {"lane": lane.name, "kind": kind, "from": round(ended - seconds, 3), "to": round(ended, 3)}
+        span = {"lane": lane.name, "kind": kind, "from": round(began - self.began, 3), "to": round(ended - self.began, 3)}
         self.timeline.append({**span, "items": len(positions), "tasks": tasks} if kind == "call" else span)
 
     def _stats(self, lane: Lane) -> dict[str, float]:
@@ -235,9 +236,9 @@ class Batch:
 
     def _close(self) -> None:
         """Settle every opened lane's serial baselines and put the restated records in place of
-        those the lanes returned first. Lanes pinned to cores of their own settle at once, each
-        timing its tasks on its own cores (eval/settle.py); others one lane at a time, the rest
-        idle, as before session 14."""
+        those the lanes returned first: one lane at a time, the rest idle, by default; with
+        `serial_settle_lanes_at_once`, lanes pinned to cores of their own at once, each timing its
+        tasks on its own cores (eval/settle.py)."""
         opened = [(key, lane) for key, lane in self.opened.items() if lane.alive]
         if not (self._settle_side_by_side([lane for _, lane in opened]) and self._close_at_once(opened)):
             for key, lane in opened:
@@ -267,7 +268,7 @@ class Batch:
                 threads.append(
                     threading.Thread(
                         target=self._close_one,
-                        args=(key, lane, mine, sum(at_once) - at_once[k], spec),
+                        args=(key, lane, mine, spec),
                         name=f"regrapht-close-{lane.name}",
                     )
                 )
@@ -293,12 +294,12 @@ class Batch:
         return all(share_physical_cores(shares))
 
     def _close_one(
-        self, key: int, lane: Lane, settle_cores: list[int] | None = None, others: int = 0, slots: dict | None = None
+        self, key: int, lane: Lane, settle_cores: list[int] | None = None, slots: dict | None = None
     ) -> None:
         began = time.perf_counter()
         try:
             restated = (
-                lane.call(close_batch, settle_cores, others, slots) if settle_cores is not None else lane.call(close_batch)
+                lane.call(close_batch, settle_cores, slots) if settle_cores is not None else lane.call(close_batch)
             )
         except LaneDied as exc:  # its records stand, with the serial timing they were judged by
             self.pool.deaths.append(str(exc))
@@ -308,7 +309,9 @@ class Batch:
             return
         finally:
             self._stats(lane)["settle_s"] += time.perf_counter() - began
-            self._span(lane, "settle", time.perf_counter() - began, [])
+            self._span(lane, "settle", began, time.perf_counter(), [])
+            if slots is not None:  # nothing to settle, a failure or a death: its slots go to the others
+                HostSlots(Path(slots["folder"]), int(slots["count"]), slots["home"]).lend()
         order = self.returned.get(key)
         for place, record in restated if order is not None else ():
             if 0 <= place < len(order):
@@ -390,11 +393,11 @@ class Batch:
         try:
             out = lane.call(evaluate_batch, [self.items[i] for i in positions])
         except LaneDied as exc:
-            self.events.put((lane, positions, None, exc, time.perf_counter() - began, False))
+            self.events.put((lane, positions, None, exc, (began, time.perf_counter()), False))
         except BaseException as exc:  # a harness error: every item of the group carries it
-            self.events.put((lane, positions, [exc] * len(positions), None, time.perf_counter() - began, False))
+            self.events.put((lane, positions, [exc] * len(positions), None, (began, time.perf_counter()), False))
         else:
-            self.events.put((lane, positions, out, None, time.perf_counter() - began, True))
+            self.events.put((lane, positions, out, None, (began, time.perf_counter()), True))
 
     # ---- deaths ---------------------------------------------------------------------------------------
     def _lost(self, lane: Lane, running: list[int], died: LaneDied) -> None:
