@@ -1,7 +1,8 @@
 """A batch's end times its tasks' serial baselines at once, each pinned to a physical core of its own
 (eval/settle.py): a timing that fails the spread rule on its own core is timed again alone, once every
-pinned timing has ended, and records say which ran beside others. Lanes pinned to cores of their own
-settle at the same time; others one after another."""
+pinned timing has ended, and records say which ran beside others. With serial_settle_lanes_at_once,
+lanes pinned to cores of their own settle at the same time through shared slots; others, and every
+lane by default, one after another."""
 
 from __future__ import annotations
 
@@ -168,7 +169,14 @@ def test_the_rule_for_a_pinned_timing_allows_the_pooled_exception_only_beside_fe
     assert pinned_problem(SerialBaseline([1.0, 1.0, 1.0], True, 0.1, concurrent=1), 0.01, 0.5) is None
 
 
-def test_one_core_beside_another_lane_times_pinned_and_keeps_a_pool_of_runs():
+def _slots(tmp_path, home=(0,), count=2):
+    """A lane's share of a batch's slots (the other lane holds the rest), as the pool hands it out."""
+    folder = tmp_path / "slots"
+    folder.mkdir(exist_ok=True)
+    return HostSlots(folder, count, list(home))
+
+
+def test_one_core_beside_another_lane_times_pinned_and_keeps_a_pool_of_runs(tmp_path):
     oracle, items = FakeOracle({"t1": [1.0, 1.2, 0.8, 1.1, 0.9]}), _items(2)
     real = oracle.time_pinned
 
@@ -178,27 +186,27 @@ def test_one_core_beside_another_lane_times_pinned_and_keeps_a_pool_of_runs():
         return baseline
 
     oracle.time_pinned = pooled
-    out = settle_tasks(items, oracle, [7], max_median_error=0.01, max_background=0.5, others=1, pool_beside=1)
+    out = settle_tasks(items, oracle, [7], max_median_error=0.01, max_background=0.5, pool_beside=1, slots=_slots(tmp_path))
     assert [ok for ok, _ in out] == [True, True] and sorted(oracle.kept) == ["t0", "t1"]
     assert [(e[0], e[2], e[3]) for e in oracle.log] == [("pinned", 7, 1)] * 2  # one at a time, beside the other lane's
     oracle2, items2 = FakeOracle({"t1": [1.0, 1.2, 0.8, 1.1, 0.9]}), _items(2)
     oracle2.time_pinned = lambda task, bench, cpu, beside: (lambda b: (setattr(b, "timings", 3), b)[1])(
         FakeOracle.time_pinned(oracle2, task, bench, cpu, beside)
     )
-    settle_tasks(items2, oracle2, [7], max_median_error=0.01, max_background=0.5, others=1, pool_beside=0)
+    settle_tasks(items2, oracle2, [7], max_median_error=0.01, max_background=0.5, pool_beside=0, slots=_slots(tmp_path))
     assert oracle2.kept == ["t0"] and [e[1] for e in oracle2.log if e[0] == "alone"] == ["t1"]
 
 
-def test_the_longest_serial_reference_is_timed_first():
+def test_the_longest_serial_reference_is_timed_first(tmp_path):
     oracle, items = FakeOracle(seconds=0.05), _items(3)
     for (_, bench), guess in zip(items, [0.1, 3.0, 1.0]):
         bench.serial_samples = [guess] * 3
-    settle_tasks(items, oracle, [5], max_median_error=0.01, max_background=0.5, others=1)  # one core: in order
+    settle_tasks(items, oracle, [5], 0.01, 0.5, slots=_slots(tmp_path, count=1))  # one core, one slot: in order
     assert [e[1] for e in sorted(oracle.log, key=lambda e: e[4])] == ["t1", "t2", "t0"]
 
 
-def _settle_lane(path, items, oracle, cores, others, out):
-    out.append(settle_tasks(items, oracle, cores, 0.01, 0.5, others=others, lock=SettleLock(path)))
+def _settle_lane(path, items, oracle, cores, slots, out):
+    out.append(settle_tasks(items, oracle, cores, 0.01, 0.5, lock=SettleLock(path), slots=slots))
 
 
 def test_a_lanes_alone_retime_never_runs_beside_another_lanes_pinned_timings(tmp_path):
@@ -207,8 +215,8 @@ def test_a_lanes_alone_retime_never_runs_beside_another_lanes_pinned_timings(tmp
     busy = FakeOracle(seconds=0.15)  # lane B: four pinned timings on one core
     a_items, b_items, out = _items(1), [(FakeTask(f"b{k}"), FakeBench()) for k in range(4)], []
     threads = [
-        threading.Thread(target=_settle_lane, args=(lock, a_items, noisy, [0], 1, out)),
-        threading.Thread(target=_settle_lane, args=(lock, b_items, busy, [1], 1, out)),
+        threading.Thread(target=_settle_lane, args=(lock, a_items, noisy, [0], _slots(tmp_path, [0]), out)),
+        threading.Thread(target=_settle_lane, args=(lock, b_items, busy, [1], _slots(tmp_path, [1]), out)),
     ]
     for thread in threads:
         thread.start()
@@ -509,7 +517,7 @@ def _two_lanes(tmp_path, a, b, delay_a=0.0):
     def lane(name, items, oracle, cores, home, delay):
         time.sleep(delay)
         slots = HostSlots(folder, 2, home)
-        out[name] = settle_tasks(items, oracle, cores, 0.01, 0.5, others=1, lock=SettleLock(folder / "l"), slots=slots)
+        out[name] = settle_tasks(items, oracle, cores, 0.01, 0.5, lock=SettleLock(folder / "l"), slots=slots)
 
     threads = [
         threading.Thread(target=lane, args=("a", *a, [0], delay_a)),

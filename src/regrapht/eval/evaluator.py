@@ -249,7 +249,7 @@ class Evaluator:
         pool_beside = tc.serial_pinned_pool_beside if host_slots is not None else 0
 
         def settle(items: list[tuple[Task, BenchReference]]) -> list[tuple[bool, float]]:
-            return settle_tasks(items, self.oracle, cores, tc.serial_max_median_error, tc.serial_max_background, tc.serial_settle_check, 0, lock, pool_beside, host_slots)  # fmt: skip
+            return settle_tasks(items, self.oracle, cores, tc.serial_max_median_error, tc.serial_max_background, tc.serial_settle_check, lock, pool_beside, host_slots)  # fmt: skip
 
         settle_serial_baselines(groups, results, self._timed, settle, self.spares.discard, self.secret)
 

@@ -115,8 +115,8 @@ def close_batch(
 ) -> list[tuple[int, Evaluation]]:
     """The pool batch is done: settle the lane's serial baselines (`Evaluator.close_batch`; on
     `settle_cores` where the pool gives them, with the batch's `slots` where lanes settle at once).
-    Returns each restated record with its place among the
-    records the lane returned since `open_batch`, so the pool can put it where the first copy went."""
+    Returns each restated record with its place among the records the lane returned since
+    `open_batch`, so the pool can put it where the first copy went."""
     restated = {id(r) for r in state.evaluator.close_batch(settle_cores, slots)}
     returned, state._returned = state._returned or [], None
     return [(i, state.stamp(r)) for i, r in enumerate(returned) if r is not None and id(r) in restated]

@@ -154,7 +154,7 @@ class HostSlots:
         fds = {k: os.open(self.folder / f"slot-{k}", os.O_RDWR | os.O_CREAT, 0o600) for k in range(self.count)}
         try:
             while True:
-                free = [k for k in self.home] + [k for k in fds if k not in self.home and self._lent(k)]
+                free = self.home + [k for k in fds if k not in self.home and self._lent(k)]
                 if any(_try_flock(fds[k]) for k in free):
                     break
                 time.sleep(self.POLL_S)
@@ -256,7 +256,6 @@ def settle_tasks(
     max_median_error: float,
     max_background: float,
     check: bool = False,
-    others: int = 0,
     lock: SettleLock | _NoLock | None = None,
     pool_beside: int = 0,
     slots: HostSlots | None = None,
@@ -264,8 +263,8 @@ def settle_tasks(
     """Settle each task's serial baseline; per item, whether it was settled (False: its reference
     failed, the batch's timing stands) and the seconds its settle took (its pinned timing, any alone
     check and any alone re-time). Pinned, up to one task per core of `cores` (one logical CPU per
-    physical core) at once, where several tasks and cores, or `others` (timings other lanes run at
-    the same time) make it worth it; otherwise one task after another, alone. With `check`, a pinned
+    physical core) at once, where several tasks and cores, or `slots` shared with other lanes, make
+    it worth it; otherwise one task after another, alone. With `check`, a pinned
     timing that passes the rule must also agree with a short alone timing (`disagreement`). Alone
     timings hold `lock` exclusively, pinned ones shared (`SettleLock`). With `slots`, each pinned
     timing also holds one of the host's slots (`HostSlots`): up to one per core of `cores` runs here
@@ -282,13 +281,13 @@ def settle_tasks(
 
     if not items:
         return out
-    if not cores or (others <= 0 and slots is None and (len(cores) < 2 or len(items) < 2)):
+    if not cores or (slots is None and (len(cores) < 2 or len(items) < 2)):
         for n, (task, bench) in enumerate(items):
             began = time.perf_counter()
             out[n] = (alone(task, bench), time.perf_counter() - began)
         return out
     width = min(len(cores), len(items))
-    beside = slots.count - 1 if slots is not None else width - 1 + max(0, others)
+    beside = slots.count - 1 if slots is not None else width - 1
     held = slots.hold if slots is not None else contextlib.nullcontext
     free: queue.Queue[int] = queue.Queue()
     for cpu in cores[:width]:

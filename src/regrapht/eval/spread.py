@@ -20,11 +20,12 @@ sharing between lanes, and what happens to a lane's work when it dies.
 - **Serial baselines.** A lane's calls are one batch to its evaluator (`lanes.open_batch`, posted
   before its first call): none settles its serial baselines at its end. Once every call is done,
   the lanes settle theirs (`lanes.close_batch`), every lane's device idle, as one evaluator settles
-  its batch's at its end, and the restated records replace the first ones. Lanes pinned to cores
-  of their own settle at once, each timing its tasks pinned within its cores (`serial_settle_width`
-  at a time, eval/settle.py, sharing the host's slots so that a lane done early leaves its share
-  of timings to the others; a host-wide lock keeps alone re-times apart from other lanes' pinned
-  timings); others one after another. A
+  its batch's at its end, and the restated records replace the first ones: one lane after
+  another by default. With `serial_settle_lanes_at_once` (off: biased on an H100 host, session 15),
+  lanes pinned to cores of their own settle at once, each timing its tasks pinned within its cores
+  (`serial_settle_width` at a time, eval/settle.py), sharing the batch's slots so that a lane done
+  early lends its share of timings to the others, under a lock that keeps alone re-times apart from
+  other lanes' pinned timings. A
   settle at each call's end stopped that lane's device mid-batch, discarded its spare worker (the
   next call's first candidate then made its CUDA context while holding the GPU), and was timed
   beside the other lanes' work, so it was never quiet enough to keep.
@@ -147,8 +148,8 @@ class Batch:
         self.queues: dict[str, deque[list[int]]] = {}
         self.ahead: dict[str, set[str]] = {}  # lane -> keys whose builds it was sent ahead of their call
         self.alone: dict[int, list[str]] = {}  # item -> lanes that died running it alone
-        # (lane, positions, results, death, seconds, whether the lane returned those results itself)
-        # (lane, positions, records, death, the call's start and end on perf_counter, records returned)
+        # (lane, positions, records, death, the call's start and end on perf_counter, whether the lane
+        # returned those records itself)
         self.events: queue.Queue[tuple[Lane, list[int], Any, LaneDied | None, tuple[float, float], bool]] = queue.Queue()
         self.busy: dict[str, list[int]] = {}  # lane -> the positions of its call in flight
         # Lanes sent open_batch (by id: a lane started again is another object, with nothing open),
@@ -240,17 +241,17 @@ class Batch:
         `serial_settle_lanes_at_once`, lanes pinned to cores of their own at once, each timing its
         tasks on its own cores (eval/settle.py)."""
         opened = [(key, lane) for key, lane in self.opened.items() if lane.alive]
-        if not (self._settle_side_by_side([lane for _, lane in opened]) and self._close_at_once(opened)):
+        cores = self._settle_side_by_side([lane for _, lane in opened])
+        if not (cores and self._close_at_once(opened, cores)):
             for key, lane in opened:
                 self._close_one(key, lane)
         self.opened.clear()
 
-    def _close_at_once(self, opened: list[tuple[int, Lane]]) -> bool:
-        """The lanes settle at the same time, each on its physical cores, sharing the batch's slots
+    def _close_at_once(self, opened: list[tuple[int, Lane]], cores: list[list[int]]) -> bool:
+        """The lanes settle at the same time, each on its physical `cores`, sharing the batch's slots
         (each owns its width and lends them when done) and a lock that keeps alone timings apart
         from pinned ones (settle.HostSlots, SettleLock); False, nothing done, where no folder for
         them can be made."""
-        cores = share_physical_cores([lane_cores(lane) for _, lane in opened])
         width = self.pool.config.timing_config.serial_settle_width
         at_once = [min(len(mine), width) if width > 0 else len(mine) for mine in cores]
         try:
@@ -280,18 +281,20 @@ class Batch:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    def _settle_side_by_side(self, lanes: list[Lane]) -> bool:
-        """Whether the lanes may settle at once: several, `TimingConfig.serial_settle_lanes_at_once`,
-        and each lane pinned to cores no other has. Shares that split SMT siblings settle at once on
+    def _settle_side_by_side(self, lanes: list[Lane]) -> list[list[int]] | None:
+        """Per lane, the physical cores it may settle on at the same time as the others, or None to
+        settle one after another: fewer than two lanes, `TimingConfig.serial_settle_lanes_at_once`
+        off, or a lane without cores of its own. Shares that split SMT siblings settle at once on
         physical cores divided between the lanes (`settle.share_physical_cores`); where a lane would
         be left with no physical core of its own, they settle one after another."""
         tc = self.pool.config.timing_config
         if len(lanes) < 2 or not tc.serial_settle_lanes_at_once:
-            return False
+            return None
         shares = [lane_cores(lane) for lane in lanes]
         if not all(shares) or sum(len(share) for share in shares) != len(set().union(*shares)):
-            return False
-        return all(share_physical_cores(shares))
+            return None
+        cores = share_physical_cores(shares)
+        return cores if all(cores) else None
 
     def _close_one(
         self, key: int, lane: Lane, settle_cores: list[int] | None = None, slots: dict | None = None
