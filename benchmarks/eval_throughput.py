@@ -44,7 +44,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from regrapht.eval import EvalConfig, Evaluator, toolchain
+from regrapht.eval import EvalConfig, Evaluator, toolchain, trace
 from regrapht.eval.pool import open_evaluator
 from regrapht.tasks import find_task
 
@@ -263,6 +263,7 @@ def throughput(
         "groups_taken": taken,
         # Each lane's calls and settle, in seconds from the pool batch's start (eval/spread.py).
         "lane_timeline": pool_lanes.get("timeline", []),
+        "lane_began_wall": pool_lanes.get("began_wall"),  # the timeline's zero on the wall clock (--trace)
         "state": state,
         "statuses": statuses,
         "serial_sources": sorted({row["serial_source"] for row in rows if row["serial_source"]}),
@@ -638,6 +639,12 @@ def main() -> None:
         action="store_true",
         help="Check each pinned serial timing against a short one alone (TimingConfig.serial_settle_check).",
     )
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="Write each run's spans (compiles, bench builds, items, waits, serial timings; eval/trace.py) to "
+        "OUT/trace_*; benchmarks/trace_report.py says where the wall time went.",
+    )
     args = parser.parse_args()
     # The settle's progress, task by task, so a run cut by its limit still says where its time went.
     os.environ["REGRAPHT_LOG_SETTLE"] = "1"  # lanes in processes of their own log theirs (eval/settle.py)
@@ -677,6 +684,9 @@ def main() -> None:
             for n in args.reference_threads:
                 for mode, rule in [(m, r) for m in args.modes for r in args.stop_rules]:
                     for lanes in pools:
+                        if args.trace:  # a folder per run: its lanes, started below, inherit the variable
+                            label = "inprocess" if lanes is None else str(lanes).replace(",", "-")
+                            os.environ[trace.ENV] = str(args.out / f"trace_{mix}_{mode}_{rule}_{n}_{label}")
                         report["throughput"].append(
                             throughput(
                                 tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store, rule,

@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from regrapht.eval import toolchain
+from regrapht.eval import toolchain, trace
 from regrapht.eval.entry import Entry, call_shim
 from regrapht.eval.screen import strip_comments_and_strings
 
@@ -183,7 +183,11 @@ class Compiler:
             out_path = Path(tmp) / "lib.so"
             command = [exe, *flags, "-o", str(out_path), str(src_path)]
             try:
-                with self.gate.noisy() if self.gate is not None else contextlib.nullcontext():
+                asked = time.time()
+                with (
+                    self.gate.noisy() if self.gate is not None else contextlib.nullcontext(),
+                    trace.span("compile", source=kind, function=function, asked=round(asked, 4)),
+                ):
                     proc = subprocess.run(
                         command, capture_output=True, text=True, timeout=self.timeout_s, cwd=tmp
                     )
@@ -271,10 +275,14 @@ class Compiler:
                 return self._in_flight[key]
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="regrapht-compile")
-            future = self._pool.submit(self.compile, source, kind, function, signature_params, names, entry)
+            future = self._pool.submit(self._queued, time.time(), source, kind, function, signature_params, names, entry)
             self._in_flight[key] = future
         future.add_done_callback(lambda _: self._forget(key))
         return future
+
+    def _queued(self, since: float, *args: Any) -> CompileResult:
+        trace.record("compile_queue", since, time.time(), function=args[2])  # the pool's wait, traced
+        return self.compile(*args)
 
     def _forget(self, key: tuple) -> None:
         with self._lock:

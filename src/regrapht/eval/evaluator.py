@@ -16,7 +16,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from regrapht.eval import sandbox, screen, symbols, toolchain, verdicts
+from regrapht.eval import sandbox, screen, symbols, toolchain, trace, verdicts
 from regrapht.eval.batch import BatchSpan, Prepared, next_runnable, settle_serial_baselines
 from regrapht.eval.bench_cache import BenchCache, build_order
 from regrapht.eval.candidates import CandidateRun, CandidateRunner, SandboxPolicy, SandboxUnavailable
@@ -29,11 +29,7 @@ from regrapht.eval.jobs import DEVICE_CHECK_SOURCE, HOST_PERTURB_SOURCE, Jobs, p
 from regrapht.eval.oracle import Oracle, ReferenceError
 from regrapht.eval.protocol import Event
 from regrapht.eval.record import Evaluation, hierarchical_reward
-from regrapht.eval.reference import (
-    BenchReference,
-    TestReference,
-    bench_bytes,
-)
+from regrapht.eval.reference import BenchReference, TestReference, bench_bytes
 from regrapht.eval.runner import WorkerOutcome
 from regrapht.eval.scratch import OWNER_FILE, make_workdir, sweep_stale_scratch
 from regrapht.eval.settle import settle_cores_and_slots, settle_tasks
@@ -181,14 +177,17 @@ class Evaluator:
             left = Counter(task.instance_key for task, _, _ in items)
             pending = list(range(len(prepared)))
             while pending:
-                began = time.perf_counter()
+                began, wall = time.perf_counter(), time.time()
                 i = self.next_runnable(prepared, pending)
                 # The device idles (nothing held) while no pending item is ready: its compiles, or its
                 # task's bench data, built off the device (the key keeps its first name).
                 compile_wait = time.perf_counter() - began
                 pending.remove(i)
                 p = prepared[i]
-                results[i] = self.finish(p)
+                trace.record("wait", wall, time.time(), task=p.task.id)
+                with trace.span("item", task=p.task.id) as traced:
+                    results[i] = self.finish(p)
+                    traced["status"] = results[i].status  # type: ignore[union-attr]
                 results[i].seconds["compile_wait"] = round(compile_wait, 4)  # type: ignore[union-attr]
                 left[p.task.instance_key] -= 1
                 if left[p.task.instance_key] == 0:

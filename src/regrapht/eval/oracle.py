@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from regrapht.eval import trace
 from regrapht.eval.compile import Compiler, CompileResult, default_cache_dir
 from regrapht.eval.config import EvalConfig
 from regrapht.eval.cpu_meter import BackgroundMeter, core_siblings
@@ -142,13 +143,14 @@ class Oracle:
             except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
                 raise ReferenceError(f"task {task.id}: its inputs could not be generated: {exc}") from exc
             self.serial_library(task)  # compiled before the hold: a compile under a hold would nest
-            with self.quiet.noisy():
+            with self.quiet.noisy(), trace.span("cases", task=task.id):
                 self.run_reference(task, cases, timing=None)
             self._cases[key] = TestReference(cases, time.perf_counter() - start)
         return self._cases[key]
 
     def build_bench_reference(self, task: Task) -> BenchReference:
-        start = time.perf_counter()
+        start, wall = time.perf_counter(), time.time()
+        marks: dict[str, float] = {}  # wall-clock ends of its phases, for the trace (eval/trace.py)
         # A folder per build: a task released while its data was still being written, and needed
         # again later, is built afresh beside the old files rather than into them.
         root = self.jobs.task_dir(task) / f"bench{self.jobs.next_id()}"
@@ -161,12 +163,15 @@ class Oracle:
             kept = store.get(key) if store is not None else None
         except (sqlite3.Error, StoreError):
             kept = None  # an unreadable store costs the reuse, never the evaluation
+        marks["key"] = time.time()
         # The draws and the reference's output runs load the cores: no serial timing runs beside them.
         hold = self.quiet.hold()
+        marks["hold"] = time.time()
         try:
             try:
                 sets = draw_bench_sets(task, root, tc.input_sets, self.seed_of(task))
                 drawn = time.perf_counter()
+                marks["drawn"] = time.time()
             except (GeneratorError, ExprError, ImportError, KeyError, ValueError) as exc:
                 raise ReferenceError(f"task {task.id}: its bench inputs could not be generated: {exc}") from exc
             # Fresh inputs: the reference computes the checked timed calls' outputs, on exactly their
@@ -201,6 +206,7 @@ class Oracle:
         for bench_set in sets:
             bench_set.inputs = {}  # on disk for the workers; only the expected outputs stay in memory
         end = time.perf_counter()
+        trace.record("bench_build", wall, time.time(), task=task.id, marks=marks, timed=kept is None and quiet)
         bench = BenchReference(
             root,
             sets,
@@ -285,7 +291,8 @@ class Oracle:
         )
         background: list[float | None] = [None]
         try:
-            samples = self.run_reference(task, cases, timing=spec, turn=turn, background=background, cpu=cpu)
+            with trace.span("serial_timing", task=task.id, quiet=quiet, cpu=cpu, beside=beside):
+                samples = self.run_reference(task, cases, timing=spec, turn=turn, background=background, cpu=cpu)
         finally:
             turn.give_back()
         return SerialBaseline(samples, turn.quiet, background[0], concurrent=beside if cpu is not None else 0)

@@ -176,6 +176,7 @@ class Batch:
             for i in positions:
                 pool._home.setdefault(self.keys[i], lane_name)
         began = self.began = time.perf_counter()
+        began_wall = time.time()  # the timeline's zero on the wall clock (eval/trace.py's spans)
         try:
             self._run_calls()
         except Exception:
@@ -190,6 +191,7 @@ class Batch:
             "wall_s": wall,
             "lanes": {k: {n: round(v, 4) for n, v in st.items()} for k, st in self.stats.items()},
             "timeline": self.timeline,
+            "began_wall": round(began_wall, 4),
         }
         unfinished = [i for i, r in enumerate(self.results) if r is None]
         if unfinished:
