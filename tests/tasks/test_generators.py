@@ -128,3 +128,66 @@ def test_grids_stay_within_their_range_in_the_target_precision(field, shape):
         assert out.dtype == dtype and out.shape == (n,)
         assert out.min() >= dtype(low) and out.max() <= dtype(high), (out.min(), out.max())
         assert len(np.unique(out)) > n // 10
+
+
+@pytest.fixture()
+def small_chunks(monkeypatch):
+    """Long-array drawing on a small scale: arrays of 4096 elements and more go in chunks of 1000."""
+    monkeypatch.setattr(generators, "PARALLEL_MIN", 4096)
+    monkeypatch.setattr(generators, "CHUNK", 1000)
+
+
+@pytest.mark.parametrize(
+    ("kind", "params", "dtype"),
+    [
+        ("uniform", {"low": -2, "high": 3}, np.float32),
+        ("normal", {"mean": 1, "std": 0.5}, np.float64),
+        ("grid", {"shape": [50, 201], "field": "smooth"}, np.float32),
+        ("grid", {"shape": [50, 201], "field": "noise", "low": -1.0, "high": 1.0}, np.float64),
+    ],
+)
+def test_long_arrays_drawn_in_chunks_depend_on_the_seed_not_the_threads(small_chunks, monkeypatch, kind, params, dtype):
+    n = 10050
+    draw = lambda seed: generators.generate_array(kind, params, n, np.dtype(dtype), rng(seed), {})  # noqa: E731
+    monkeypatch.setattr(generators, "DRAW_THREADS", 1)
+    one = draw(7)
+    monkeypatch.setattr(generators, "DRAW_THREADS", 6)
+    many = draw(7)
+    assert one.dtype == dtype and one.shape == (n,)
+    assert np.array_equal(one, many)  # the same array whatever the machine's cores
+    assert not np.array_equal(one, draw(8))
+    # Each chunk a stream of its own: no chunk repeats another's values.
+    assert not np.array_equal(one[:1000], one[1000:2000])
+
+
+def test_chunked_draws_keep_their_distribution(small_chunks):
+    n = 200_000
+    u = generators.generate_array("uniform", {"low": -2, "high": 3}, n, np.dtype(np.float32), rng(1), {})
+    z = generators.generate_array("normal", {"mean": 1, "std": 0.5}, n, np.dtype(np.float64), rng(1), {})
+    assert u.min() >= -2 and u.max() < 3 and abs(u.mean() - 0.5) < 0.02
+    assert abs(z.mean() - 1) < 0.01 and abs(z.std() - 0.5) < 0.01
+    # Uniform chunks are independent: neighbours do not correlate across a chunk's edge.
+    assert abs(np.corrcoef(u[:-1000], u[1000:])[0, 1]) < 0.02
+
+
+def test_a_smooth_grid_is_the_same_drawn_row_block_by_row_block(monkeypatch):
+    """The smooth field's terms are elementwise, so computing them in row blocks on threads changes no
+    value: only the long arrays' noise, drawn in chunks, differs from a one-stream draw."""
+    params = {"shape": [64, 300], "field": "smooth", "low": 0.0, "high": 1.0}
+    whole = generators.generate_array("grid", params, 64 * 300, np.dtype(np.float32), rng(2), {})
+    monkeypatch.setattr(generators, "CHUNK", 900)  # row blocks of 3 rows
+    monkeypatch.setattr(generators, "PARALLEL_MIN", 64 * 300 + 1)  # the noise still one stream
+    calls: list[tuple[int, int]] = []
+    real = generators._by_rows
+
+    def spy(rows, n, work_on):
+        calls.append((rows, n))
+        monkeypatch.setattr(generators, "PARALLEL_MIN", 1)  # blocks for the terms only
+        try:
+            real(rows, n, work_on)
+        finally:
+            monkeypatch.setattr(generators, "PARALLEL_MIN", 64 * 300 + 1)
+
+    monkeypatch.setattr(generators, "_by_rows", spy)
+    blocks = generators.generate_array("grid", params, 64 * 300, np.dtype(np.float32), rng(2), {})
+    assert calls and np.array_equal(whole, blocks)

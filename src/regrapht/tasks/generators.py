@@ -7,7 +7,9 @@ expressions of the sizes ("n", "n*4"), so index ranges follow the problem size.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -17,6 +19,43 @@ from regrapht.tasks import expr
 
 class GeneratorError(ValueError):
     pass
+
+
+# Arrays of at least PARALLEL_MIN elements are drawn in chunks of CHUNK elements, each chunk from a
+# generator seeded by the array's own, on up to DRAW_THREADS threads (NumPy's generators release the
+# GIL): one core draws a 340M-element float32 array in about 4 s, and a bench build of gigabytes waited
+# on that (jacobi_2d's 21-32 s on an H100 host, session 15). The chunk size, never the thread count,
+# decides the values, so a seed draws the same array on every machine; shorter arrays (every test
+# case) are drawn as one stream, as before.
+CHUNK = 1 << 22
+PARALLEL_MIN = 1 << 24
+DRAW_THREADS = 8
+
+
+def _draw_threads() -> int:
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = os.cpu_count() or 1
+    return max(1, min(DRAW_THREADS, usable))
+
+
+def _chunked(n: int, rng: np.random.Generator, dtype, draw: Callable[[np.random.Generator, np.ndarray], None]) -> np.ndarray:
+    """An array of n `dtype` values filled by `draw(generator, out)`: in one call below PARALLEL_MIN,
+    else chunk by chunk on threads, each chunk from a child generator seeded from `rng`."""
+    out = np.empty(n, dtype=dtype)
+    if n < PARALLEL_MIN:
+        draw(rng, out)
+        return out
+    starts = range(0, n, CHUNK)
+    seeds = np.random.SeedSequence(rng.integers(0, 2**63, 4, dtype=np.int64).tolist()).spawn(len(starts))
+
+    def fill(k: int) -> None:
+        draw(np.random.Generator(np.random.PCG64(seeds[k])), out[starts[k] : starts[k] + CHUNK])
+
+    with ThreadPoolExecutor(max_workers=min(len(starts), _draw_threads()), thread_name_prefix="regrapht-draw") as pool:
+        list(pool.map(fill, range(len(starts))))
+    return out
 
 
 def _param(params: Mapping[str, Any], key: str, default: Any, sizes: Mapping[str, int]) -> Any:
@@ -30,20 +69,46 @@ def _float_dtype(dtype):
     return np.float32 if dtype is not None and dtype == np.float32 else np.float64
 
 
+def _random(n: int, rng: np.random.Generator, work) -> np.ndarray:
+    """n values uniform in [0, 1), in `work` precision (chunked on threads when long)."""
+    if n < PARALLEL_MIN:
+        return rng.random(n, dtype=work)
+    return _chunked(n, rng, work, lambda g, out: g.random(out=out, dtype=work))
+
+
+def _standard_normal(n: int, rng: np.random.Generator, work) -> np.ndarray:
+    if n < PARALLEL_MIN:
+        return rng.standard_normal(n, dtype=work)
+    return _chunked(n, rng, work, lambda g, out: g.standard_normal(out=out, dtype=work))
+
+
+def _scale_shift(values: np.ndarray, scale: float, shift: float) -> np.ndarray:
+    """values * scale + shift in place, in chunks on threads for a long array (memory-bound)."""
+    work = values.dtype.type
+
+    def part(k: int) -> None:
+        view = values[k : k + CHUNK]
+        view *= work(scale)
+        view += work(shift)
+
+    if values.size < PARALLEL_MIN:
+        values *= work(scale)
+        values += work(shift)
+        return values
+    with ThreadPoolExecutor(max_workers=_draw_threads(), thread_name_prefix="regrapht-draw") as pool:
+        list(pool.map(part, range(0, values.size, CHUNK)))
+    return values
+
+
 def _uniform(n, rng, p, sizes, dtype=None):
     low, high = float(_param(p, "low", 0.0, sizes)), float(_param(p, "high", 1.0, sizes))
     # Drawn in the target precision: a float32 input needs no float64 temporary of twice its size.
-    values = rng.random(n, dtype=_float_dtype(dtype))
-    values *= high - low
-    values += low
-    return values
+    return _scale_shift(_random(n, rng, _float_dtype(dtype)), high - low, low)
 
 
 def _normal(n, rng, p, sizes, dtype=None):
-    values = rng.standard_normal(n, dtype=_float_dtype(dtype))
-    values *= float(_param(p, "std", 1.0, sizes))
-    values += float(_param(p, "mean", 0.0, sizes))
-    return values
+    values = _standard_normal(n, rng, _float_dtype(dtype))
+    return _scale_shift(values, float(_param(p, "std", 1.0, sizes)), float(_param(p, "mean", 0.0, sizes)))
 
 
 def _lognormal(n, rng, p, sizes, dtype=None):
@@ -132,15 +197,20 @@ def _grid(n, rng, p, sizes, dtype=None):
         for a in np.meshgrid(*[np.linspace(0.0, 1.0, s) for s in shape], indexing="ij", sparse=True)
     ]
     if field == "smooth":
+        terms = [(rng.uniform(1.0, 6.0, len(shape)), rng.uniform(0, 2 * np.pi)) for _ in range(4)]
+        noise = _standard_normal(n, rng, work).reshape(shape)
         values = np.zeros(shape, dtype=work)
-        for _ in range(4):
-            freq = rng.uniform(1.0, 6.0, len(shape))
-            phase = rng.uniform(0, 2 * np.pi)
-            angle = sum(work(2 * np.pi * f) * a for f, a in zip(freq, axes)) + work(phase)
-            values += np.sin(angle, out=angle)  # the sum over every axis already has the full shape
-        noise = rng.standard_normal(shape, dtype=work)
-        noise *= work(0.05)
-        values += noise
+
+        def rows(r0: int, r1: int) -> None:  # every term of rows r0:r1, elementwise as one pass would
+            block, cut = values[r0:r1], [a[r0:r1] if i == 0 else a for i, a in enumerate(axes)]
+            for freq, phase in terms:
+                angle = sum(work(2 * np.pi * f) * a for f, a in zip(freq, cut)) + work(phase)
+                block += np.sin(angle, out=angle)  # the sum over every axis already has the block's shape
+            quiet = noise[r0:r1]
+            quiet *= work(0.05)
+            block += quiet
+
+        _by_rows(shape[0], n, rows)
     elif field == "image":
         values = np.zeros(shape, dtype=work)
         for _ in range(8):
@@ -153,18 +223,34 @@ def _grid(n, rng, p, sizes, dtype=None):
         values += noise
         np.clip(values, 0.0, 1.0, out=values)
     elif field == "noise":
-        values = rng.random(shape, dtype=work)
+        values = _random(n, rng, work).reshape(shape)
     else:
         raise GeneratorError(f"generator 'grid': unknown field {field!r} (smooth, image, noise)")
     low, high = _param(p, "low", None, sizes), _param(p, "high", None, sizes)
     if low is not None and high is not None:
         lo, hi = values.min(), values.max()
         span = (hi - lo) or 1.0
-        values -= lo
-        values *= work((high - low) / span)
-        values += work(low)
-        np.clip(values, work(low), work(high), out=values)  # float32 rounding may overshoot by an ulp
+
+        def rescale(r0: int, r1: int) -> None:
+            block = values[r0:r1]
+            block -= lo
+            block *= work((high - low) / span)
+            block += work(low)
+            np.clip(block, work(low), work(high), out=block)  # float32 rounding may overshoot by an ulp
+
+        _by_rows(shape[0], n, rescale)
     return values.reshape(-1)
+
+
+def _by_rows(rows: int, n: int, work_on: Callable[[int, int], None]) -> None:
+    """`work_on(r0, r1)` over every row of an array of `rows` rows and n elements: at once when short,
+    else in blocks of about CHUNK elements on threads. Elementwise work gives the same values either way."""
+    if n < PARALLEL_MIN or rows < 2:
+        work_on(0, rows)
+        return
+    step = max(1, CHUNK // max(1, n // rows))
+    with ThreadPoolExecutor(max_workers=_draw_threads(), thread_name_prefix="regrapht-draw") as pool:
+        list(pool.map(lambda r0: work_on(r0, min(rows, r0 + step)), range(0, rows, step)))
 
 
 def _points(n, rng, p, sizes, dtype=None):
