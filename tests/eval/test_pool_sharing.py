@@ -26,6 +26,7 @@ from tests.eval.conftest import HERE, candidate, quick_config
 class FakeTask:
     id: str
     seconds: float  # per candidate
+    build: float = 0.0  # the bench build's seconds its records report (0: none)
 
     @property
     def instance_key(self) -> str:
@@ -57,7 +58,7 @@ class TimedLane:
         time.sleep(sum(task.seconds for task, _, _ in items))
         return [
             Evaluation(task.id, target, "correct", "", hashlib.sha256(source.encode()).hexdigest(),
-                       fingerprint={"lane": self.name})
+                       fingerprint={"lane": self.name}, seconds={"bench_build": task.build} if task.build else {})
             for task, source, target in items
         ]
 
@@ -114,6 +115,19 @@ def test_an_idle_lane_takes_the_last_group_of_a_busy_one():
     # The task's home moved with its group: the next batch sends it where its bench data is.
     again = pool.evaluate_many(_batch([tasks[4], tasks[1]], 1))
     assert [r.fingerprint["lane"] for r in again] == ["l1", "l0"]
+
+
+def test_a_group_is_not_taken_where_building_its_data_again_would_end_later():
+    # l0 runs t0 (slow), then t2 and t4 (quick); l1's quick tasks end first. Records say a bench build
+    # takes 5 s: l1 would finish t4 long after l0 does, so it leaves it (session 16: a lane that took
+    # a group built ahead elsewhere waited 7.3 s to build it again).
+    tasks = [FakeTask(f"t{i}", 0.3 if i == 0 else 0.02, build=5.0) for i in range(6)]
+    log: list = []
+    pool = DevicePool(pool_config(None, 2), [TimedLane(f"l{i}", log) for i in range(2)])
+    pool.evaluate_many(_batch(tasks))
+    assert pool.taken == []
+    where = {ids[0]: lane for kind, lane, ids in log if kind == "call"}
+    assert [where[f"t{i}"] for i in (0, 2, 4)] == ["l0", "l0", "l0"]
 
 
 def test_sharing_shortens_a_batch_whose_slow_tasks_share_a_lane():

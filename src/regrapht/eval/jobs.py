@@ -153,7 +153,7 @@ class Jobs:
     def device_check_build(self) -> Future:
         if self.device_check is None:  # a racing second submit joins the first compile
             self.device_check = self.compiler.submit(
-                DEVICE_CHECK_SOURCE.read_text(), "cuda", "regrapht_device_check", "", []
+                DEVICE_CHECK_SOURCE.read_text(), "cuda", "regrapht_device_check", "", [], urgent=True
             )
         return self.device_check
 
@@ -169,7 +169,7 @@ class Jobs:
     def host_perturb_build(self) -> Future:
         if self.host_perturb is None:  # a racing second submit joins the first compile
             self.host_perturb = self.compiler.submit(
-                HOST_PERTURB_SOURCE.read_text(), "cpu", "regrapht_host_perturb", "", []
+                HOST_PERTURB_SOURCE.read_text(), "cpu", "regrapht_host_perturb", "", [], urgent=True
             )
         return self.host_perturb
 

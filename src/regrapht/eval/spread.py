@@ -11,7 +11,10 @@ sharing between lanes, and what happens to a lane's work when it dies.
   did when a lane ran its whole share in one call.
 - **Work sharing.** A lane whose queue is empty takes the last group of the busiest lane's queue
   (the one that lane would reach last, and whose bench data it has not been asked to build ahead
-  unless its queue is short). A group is taken whole and never out of a running call, so every
+  unless its queue is short), where it would finish that group first: building its bench data,
+  unless it was sent it ahead, and then running it, against the rest of the other lane's call and
+  queue, at the seconds per item of the calls done so far. A group is taken whole and never out of
+  a running call, so every
   guarantee above holds wherever it runs; the task's home moves with it, to the lane that now holds
   its bench data. Verdicts do not depend on where a group runs (every lane has the pool's secret).
 - **Deaths.** What a dead lane was running is run again one candidate at a time, and what was
@@ -160,6 +163,8 @@ class Batch:
         # Each call's and settle's span (seconds from the batch's start): where a lane's time went.
         self.timeline: list[dict[str, Any]] = []
         self.began = 0.0  # run() sets it
+        self.call_began: dict[str, float] = {}  # lane -> its call in flight's start (perf_counter)
+        self.build_s: dict[str, float] = {}  # task key -> its bench build's seconds, as records say
 
     def run(self) -> list[Evaluation]:
         if not self.items:
@@ -219,6 +224,9 @@ class Batch:
                 stats["items"] += len(positions)
                 for i, result in zip(positions, out):
                     self.results[i] = result
+                    built = result.seconds.get("bench_build") if isinstance(result, Evaluation) else None
+                    if built:
+                        self.build_s[self.keys[i]] = max(built, self.build_s.get(self.keys[i], 0.0))
                 if returned and id(lane) in self.returned:
                     self.returned[id(lane)] += positions
                 elif not returned:
@@ -345,6 +353,7 @@ class Batch:
             self.returned[id(lane)] = []
         self._send_ahead(lane, positions)
         self.busy[lane.name] = positions
+        self.call_began[lane.name] = time.perf_counter()
         threading.Thread(
             target=self._work, args=(lane, positions), name=f"regrapht-pool-{lane.name}", daemon=True
         ).start()
@@ -368,7 +377,8 @@ class Batch:
 
     def _take_for(self, thief: Lane) -> list[int] | None:
         """The group an idle lane takes: the last of the queue with the most items waiting, among
-        groups the thief may run (not a candidate that already brought the thief down)."""
+        groups the thief may run (not a candidate that already brought the thief down), and only
+        where the thief would finish it first (`_pays`)."""
         victims = sorted(
             (name for name, todo in self.queues.items() if todo and name != thief.name),
             key=lambda name: -sum(len(g) for g in self.queues[name]),
@@ -378,6 +388,8 @@ class Batch:
             for group in reversed(todo):
                 if any(thief.name in self.alone.get(i, ()) for i in group):
                     continue
+                if not self._pays(thief, name, group):
+                    break  # the victim reaches its earlier groups sooner still
                 todo.remove(group)
                 key = self.keys[group[0]]
                 task = self.items[group[0]][0]
@@ -392,6 +404,30 @@ class Batch:
                     victim.post(release, task)  # built ahead there for nothing: dropped once built
                 return group
         return None
+
+    def _pays(self, thief: Lane, victim: str, group: list[int]) -> bool:
+        """Whether the thief, building the group's bench data first unless it was sent it ahead, would
+        finish the group before the victim, which reaches it after its call in flight and the groups
+        queued before it. Seconds per item come from the calls done so far (every lane's), a build's
+        from the records of the task, else of any task; before any call is done a group is taken. On
+        two H100s (session 16) a lane took a group the other had built ahead, waited 7.3 s to build
+        it again and ended 4.5 s after the other would have."""
+        done = [st for st in self.stats.values() if st["items"]]
+        if not done:
+            return True
+        per_item = sum(st["busy_s"] for st in done) / sum(st["items"] for st in done)
+        now = time.perf_counter()
+        running = self.busy.get(victim, [])
+        left_in_call = max(0.0, len(running) * per_item - (now - self.call_began.get(victim, now)))
+        todo = self.queues.get(victim, deque())
+        victim_done = left_in_call + per_item * sum(len(g) for g in todo)  # the group is the queue's last
+        key = self.keys[group[0]]
+        if key in self.ahead.get(thief.name, set()):
+            build = 0.0
+        else:
+            known = list(self.build_s.values())
+            build = self.build_s.get(key, sum(known) / len(known) if known else 0.0)
+        return build + per_item * len(group) < victim_done
 
     def _work(self, lane: Lane, positions: list[int]) -> None:
         began = time.perf_counter()
