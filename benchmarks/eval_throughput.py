@@ -121,9 +121,15 @@ def throughput(
     copy_store: bool = False,
     stop_rule: str = "interval",
     copies: int = 1,
+    batches: int = 1,
 ) -> dict:
     """One throughput run. `lanes`: None for the Evaluator in this process (as before the device
-    pool), else a GPU list (cuda, as --gpus) or a CPU lane count (cpu) for the pool."""
+    pool), else a GPU list (cuda, as --gpus) or a CPU lane count (cpu) for the pool. With `batches`
+    above 1 the same evaluator (or pool) then runs the mix again that many times in all, each time
+    with texts of its own (compiled and judged anew), as a trainer's steps or a long benchmark would:
+    the report's figures are the first batch's, with the process's close (what a one-batch run pays),
+    and `batches` gives every batch's wall time; `steady_evals_per_minute_wall` is the later ones'
+    rate (no process start, bench data and serial baselines kept, plans by measured seconds)."""
     sandbox, fresh, baselines = MODES[mode]
     items = [(task, code, target) for task in tasks for _, code in variants(_source(task, target), mix, copies)]
     labels = [(task.id, label) for task in tasks for label, _ in variants(_source(task, target), mix, copies)]
@@ -151,11 +157,21 @@ def throughput(
         else:
             opened = open_evaluator(config, target, lanes=int(lanes))
         gpus_used = len(getattr(opened, "lanes", [None]))
+        later: list[dict] = []
         with opened as evaluator:
             results = evaluator.evaluate_many(items)
+            first_s = time.perf_counter() - start
             taken = [list(t) for t in getattr(evaluator, "taken", [])]  # task groups lanes took from each other
             pool_lanes = dict(getattr(evaluator, "lane_stats", {}))
-        wall = time.perf_counter() - start
+            for b in range(1, batches):
+                again = [(task, code + f"\n// batch {b + 1} of the run\n", t) for task, code, t in items]
+                began, before = time.perf_counter(), len(getattr(evaluator, "taken", []))
+                done = evaluator.evaluate_many(again)
+                later.append(batch_summary(done, time.perf_counter() - began, evaluator, before))
+            closing = time.perf_counter()
+        # One batch: from the start to the close. Several: the first batch and the close (what a run
+        # of one batch would have taken); the later batches are reported on their own.
+        wall = time.perf_counter() - start if not later else first_s + time.perf_counter() - closing
     state = "cold compile cache; serial baselines " + (
         f"from a copy of {serial_store} made before the runs (kept ones reused, none added)"
         if serial_store is not None and copy_store
@@ -264,6 +280,11 @@ def throughput(
         # Each lane's calls and settle, in seconds from the pool batch's start (eval/spread.py).
         "lane_timeline": pool_lanes.get("timeline", []),
         "lane_began_wall": pool_lanes.get("began_wall"),  # the timeline's zero on the wall clock (--trace)
+        "batches": [{"wall_s": round(first_s, 3), "evals_per_minute_wall": round(60 * len(items) / first_s, 2),
+                     "first": True}] + later,  # fmt: skip
+        "steady_evals_per_minute_wall": (
+            round(60 * len(items) * len(later) / sum(b["wall_s"] for b in later), 2) if later else None
+        ),
         "state": state,
         "statuses": statuses,
         "serial_sources": sorted({row["serial_source"] for row in rows if row["serial_source"]}),
@@ -499,6 +520,26 @@ def repeatability(task, source: str, runs: int, holds_us: list[float]) -> list[d
     ]
 
 
+def batch_summary(results, wall: float, evaluator, taken_before: int) -> dict:
+    """A later batch of a run: its wall time and rate, statuses, settle, the groups lanes took from
+    each other, and its lanes' timeline."""
+    statuses: dict[str, int] = {}
+    for r in results:
+        statuses[r.status] = statuses.get(r.status, 0) + 1
+    lanes = dict(getattr(evaluator, "lane_stats", {}))
+    return {
+        "wall_s": round(wall, 3),
+        "evals_per_minute_wall": round(60 * len(results) / wall, 2),
+        "statuses": statuses,
+        "worker_s": round(sum(r.seconds.get("worker", 0.0) for r in results), 3),
+        "device_loop_s": round(sum(r.seconds.get("device_loop", 0.0) for r in results), 3),
+        "settle_s": round(settle_wall(results), 3),
+        "groups_taken": [list(t) for t in getattr(evaluator, "taken", [])][taken_before:],
+        "lane_timeline": lanes.get("timeline", []),
+        "lane_began_wall": lanes.get("began_wall"),
+    }
+
+
 def baselines_first(tasks, out: Path, target: str, threads: int) -> tuple[Path, list[dict]]:
     """Time every task's serial baseline once, before the runs, into a store of its own (as
     `regrapht tasks check` would): each bench build times its baseline alone and keeps it where it
@@ -640,6 +681,14 @@ def main() -> None:
         help="Check each pinned serial timing against a short one alone (TimingConfig.serial_settle_check).",
     )
     parser.add_argument(
+        "--batches",
+        type=int,
+        default=1,
+        help="Run the mix this many times through the same evaluator or pool, each batch with texts of its own "
+        "(default 1). The report's figures stay the first batch's; later batches give the steady rate "
+        "(steady_evals_per_minute_wall): what a trainer's later steps or a long benchmark get.",
+    )
+    parser.add_argument(
         "--trace",
         action="store_true",
         help="Write each run's spans (compiles, bench builds, items, waits, serial timings; eval/trace.py) to "
@@ -656,6 +705,8 @@ def main() -> None:
         settle_log.addHandler(handler)
     if args.copies < 1:
         parser.error("--copies must be at least 1")
+    if args.batches < 1:
+        parser.error("--batches must be at least 1")
     if args.serial_settle_width is not None and args.serial_settle_width < 0:
         parser.error("--serial-settle-width must be 0 (one per physical core) or more")
     global SETTLE_WIDTH, SETTLE_CHECK, SETTLE_AT_ONCE
@@ -690,7 +741,7 @@ def main() -> None:
                         report["throughput"].append(
                             throughput(
                                 tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store, rule,
-                                args.copies,
+                                args.copies, args.batches,
                             )
                         )
                         # What is done survives a time limit that stops a later run.
@@ -703,6 +754,10 @@ def main() -> None:
                               f"pinned at once, re-timed alone {t['settled_rejected']}, {t['settle_task_s']:.1f} s summed "
                               f"per task); statuses {t['statuses']}; {t['state']}\n"
                               f"  lanes: {format_lanes(t['lanes_report'])}", flush=True)
+                        if t["steady_evals_per_minute_wall"] is not None:
+                            print("  batches: " + ", ".join(f"{b['wall_s']:.1f} s" for b in t["batches"])
+                                  + f"; steady (batches 2 on): {t['steady_evals_per_minute_wall']:.1f} evaluations per wall minute",
+                                  flush=True)  # fmt: skip
         print(json.dumps(report["throughput"], indent=1), flush=True)
         for line in scaling(report["throughput"]):
             print(line)

@@ -52,6 +52,8 @@ WIDTH=(); [ -n "${SETTLE_WIDTH:-}" ] && WIDTH=(--serial-settle-width "$SETTLE_WI
 [ -n "${SETTLE_CHECK:-}" ] && WIDTH+=(--serial-settle-check)
 [ -n "${SETTLE_AT_ONCE:-}" ] && WIDTH+=(--serial-settle-at-once)
 [ -n "${TRACE:-}" ] && WIDTH+=(--trace)
+# BATCHES=K: each run then serves K batches from one process (steady_evals_per_minute_wall: batches 2..K).
+[ -n "${BATCHES:-}" ] && WIDTH+=(--batches "$BATCHES")
 # WARM=1: steady state. A times every task's serial baseline first (--baselines-first, in A's process
 # on half the cores; not part of A's time), then runs from a copy of that store; B's lanes (half the
 # cores each: the same store key) read that store. Without it both start from an empty store and pay
@@ -164,6 +166,11 @@ if one and two:
     summary["two_vs_one_before_settle"] = round(
         two["evals_per_minute_wall_before_settle"] / one["evals_per_minute_wall_before_settle"], 3)
     summary["settle_s"] = {"one": one["settle_s"], "two": two["settle_s"]}
+    if one.get("steady_evals_per_minute_wall") and two.get("steady_evals_per_minute_wall"):
+        summary["two_vs_one_steady"] = round(two["steady_evals_per_minute_wall"] / one["steady_evals_per_minute_wall"], 3)
+        print(f"steady state (batches 2 on, same processes): one GPU {one['steady_evals_per_minute_wall']:.1f}, two "
+              f"{two['steady_evals_per_minute_wall']:.1f} per wall minute: {summary['two_vs_one_steady']:.3f}x; batch walls "
+              f"one {[b['wall_s'] for b in one['batches']]}, two {[b['wall_s'] for b in two['batches']]}")
     print(f"two GPUs vs one (per wall minute, {'warm serial store' if one['settle_s'] == 0 and two['settle_s'] == 0 else 'cold'}, defended): {summary['two_vs_one_wall']:.3f}x (target 1.9x); "
           f"before the batch-end settle: {summary['two_vs_one_before_settle']:.3f}x; settle {one['settle_s']:.1f} s "
           f"with one GPU, {two['settle_s']:.1f} s with two")

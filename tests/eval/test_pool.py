@@ -103,6 +103,22 @@ def test_a_task_goes_home_and_is_split_only_beyond_an_even_share():
     assert assign(["a"] * 5, ["l0", "l1"]) == {"l0": [0, 1, 2], "l1": [3, 4]}
 
 
+def test_a_plan_weighs_groups_by_the_seconds_earlier_batches_measured():
+    keys = ["slow"] * 4 + ["quick"] * 4 + ["mid"] * 4
+    # By count: three groups of four over two lanes, a group split (ceil(12 / 2) = 6 items a lane).
+    assert sorted(len(p) for p in assign(keys, ["l0", "l1"]).values()) == [6, 6]
+    # By seconds: slow (4 x 3 s) alone on one lane, quick and mid (4 x 1 s, 4 x 2 s) on the other.
+    plan = assign(keys, ["l0", "l1"], item_s={"slow": 3.0, "quick": 1.0, "mid": 2.0})
+    lanes = {frozenset(keys[i] for i in positions) for positions in plan.values()}
+    assert lanes == {frozenset({"slow"}), frozenset({"quick", "mid"})}
+    # A task the pool has not timed (mid) weighs the mean of those it has; a home with room is kept.
+    plan = assign(keys, ["l0", "l1"], home={"slow": "l1"}, item_s={"slow": 3.0, "quick": 1.0})
+    assert plan == {"l0": list(range(4, 12)), "l1": [0, 1, 2, 3]}
+    # A group heavier than a lane's share (7 s of 14) is split where the share ends, in seconds.
+    plan = assign(["big"] * 6 + ["small"] * 2, ["l0", "l1"], item_s={"big": 2.0, "small": 1.0})
+    assert plan == {"l0": [0, 1, 2, 6], "l1": [3, 4, 5, 7]}
+
+
 # ---- lanes that die (a lane is a process boundary: these lanes stand in for the processes) ----------
 class ScriptedLane:
     """A lane whose process 'dies' on the sources listed in `kills`; it judges by the source text."""

@@ -58,7 +58,8 @@ class TimedLane:
         time.sleep(sum(task.seconds for task, _, _ in items))
         return [
             Evaluation(task.id, target, "correct", "", hashlib.sha256(source.encode()).hexdigest(),
-                       fingerprint={"lane": self.name}, seconds={"bench_build": task.build} if task.build else {})
+                       fingerprint={"lane": self.name},
+                       seconds={"device_loop": task.seconds, **({"bench_build": task.build} if task.build else {})})
             for task, source, target in items
         ]
 
@@ -128,6 +129,23 @@ def test_a_group_is_not_taken_where_building_its_data_again_would_end_later():
     assert pool.taken == []
     where = {ids[0]: lane for kind, lane, ids in log if kind == "call"}
     assert [where[f"t{i}"] for i in (0, 2, 4)] == ["l0", "l0", "l0"]
+
+
+def test_the_pool_learns_each_tasks_seconds_and_plans_the_next_batch_by_them():
+    tasks = [FakeTask("slow", 0.06), FakeTask("quick_a", 0.02), FakeTask("quick_b", 0.02), FakeTask("quick_c", 0.02)]
+    log: list = []
+    pool = DevicePool(pool_config(None, 2), [TimedLane(f"l{i}", log) for i in range(2)])
+    pool.evaluate_many(_batch(tasks, 3))
+    for task in tasks:
+        assert pool.item_seconds(task) == (pytest.approx(task.seconds), 3)
+    log.clear()
+    pool.evaluate_many(_batch(tasks, 3))
+    # 0.18 s of slow against 3 x 0.06 s of quick ones: slow alone on a lane, by seconds, not by count.
+    on = {}
+    for kind, lane, ids in log:
+        if kind == "call":
+            on.setdefault(lane, set()).update(ids)
+    assert sorted(map(sorted, on.values())) == [["quick_a", "quick_b", "quick_c"], ["slow"]]
 
 
 def test_sharing_shortens_a_batch_whose_slow_tasks_share_a_lane():

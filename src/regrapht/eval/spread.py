@@ -89,18 +89,31 @@ class PoolExhausted(RuntimeError):
     """Every lane of the pool has died; the message says which items were left unevaluated."""
 
 
-def assign(keys: Sequence[str], lanes: Sequence[str], home: dict[str, str] | None = None) -> dict[str, list[int]]:
+def assign(
+    keys: Sequence[str],
+    lanes: Sequence[str],
+    home: dict[str, str] | None = None,
+    item_s: dict[str, float] | None = None,
+) -> dict[str, list[int]]:
     """Item positions per lane. Each key's items stay on one lane (its home where it has one) unless
-    they exceed a lane's even share, ceil(items / lanes); the largest groups are placed first, each on
-    the least loaded lane. Positions within a lane keep the given order."""
-    home = home or {}
-    cap = -(-len(keys) // max(1, len(lanes)))
+    they exceed a lane's even share; the heaviest groups are placed first, each on the least loaded
+    lane. A group weighs its items, each at its key's seconds per item in `item_s` (what earlier
+    batches measured; a key not in it weighs the mean of those that are), or 1 where none is known:
+    then the share is ceil(items / lanes). Positions within a lane keep the given order."""
+    home, item_s = home or {}, item_s or {}
+    known = [v for v in item_s.values() if v > 0]
+    default = sum(known) / len(known) if known else 1.0
+    weight = {key: item_s.get(key) or default for key in keys}
     groups: dict[str, list[int]] = {}
     for i, key in enumerate(keys):
         groups.setdefault(key, []).append(i)
-    load = {lane: 0 for lane in lanes}
+    if known:
+        cap = sum(weight[key] * len(positions) for key, positions in groups.items()) / max(1, len(lanes))
+    else:
+        cap = float(-(-len(keys) // max(1, len(lanes))))
+    load = {lane: 0.0 for lane in lanes}
     out: dict[str, list[int]] = {lane: [] for lane in lanes}
-    for key, positions in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+    for key, positions in sorted(groups.items(), key=lambda kv: -len(kv[1]) * weight[kv[0]]):
         rest = positions
         preferred = home.get(key)
         while rest:
@@ -109,9 +122,9 @@ def assign(keys: Sequence[str], lanes: Sequence[str], home: dict[str, str] | Non
             else:
                 lane = min(lanes, key=lambda name: (load[name], lanes.index(name)))
             preferred = None
-            room = max(1, cap - load[lane])
+            room = max(1, int((cap - load[lane]) / weight[key] + 1e-9))
             out[lane] += rest[:room]
-            load[lane] += len(rest[:room])
+            load[lane] += len(rest[:room]) * weight[key]
             rest = rest[room:]
     return {lane: sorted(positions) for lane, positions in out.items()}
 
@@ -175,7 +188,7 @@ class Batch:
         if not live:
             raise PoolExhausted("every lane of the pool has died: " + "; ".join(pool.deaths))
         self.keys = [pool._key(task) for task, _, _ in self.items]
-        plan = assign(self.keys, [lane.name for lane in live], pool._home)
+        plan = assign(self.keys, [lane.name for lane in live], pool._home, pool.item_s)
         for lane_name, positions in plan.items():
             self.queues[lane_name] = deque(task_groups(positions, self.keys))
             for i in positions:
@@ -224,9 +237,8 @@ class Batch:
                 stats["items"] += len(positions)
                 for i, result in zip(positions, out):
                     self.results[i] = result
-                    built = result.seconds.get("bench_build") if isinstance(result, Evaluation) else None
-                    if built:
-                        self.build_s[self.keys[i]] = max(built, self.build_s.get(self.keys[i], 0.0))
+                    if isinstance(result, Evaluation):
+                        self._learn(self.keys[i], result)
                 if returned and id(lane) in self.returned:
                     self.returned[id(lane)] += positions
                 elif not returned:
@@ -404,6 +416,19 @@ class Batch:
                     victim.post(release, task)  # built ahead there for nothing: dropped once built
                 return group
         return None
+
+    def _learn(self, key: str, record: Evaluation) -> None:
+        """What a record says of its task's costs: its bench build's seconds (for taking groups in
+        this batch), and its seconds in its lane's device loop (for the plans of later batches: the
+        pool keeps a mean per task, `DevicePool.item_s`)."""
+        built = record.seconds.get("bench_build")
+        if built:
+            self.build_s[key] = max(built, self.build_s.get(key, 0.0))
+        looped = record.seconds.get("device_loop")
+        if looped is not None:
+            seen = self.pool.item_counts.get(key, 0)
+            self.pool.item_s[key] = (self.pool.item_s.get(key, 0.0) * seen + looped) / (seen + 1)
+            self.pool.item_counts[key] = seen + 1
 
     def _pays(self, thief: Lane, victim: str, group: list[int]) -> bool:
         """Whether the thief, building the group's bench data first unless it was sent it ahead, would
