@@ -13,6 +13,11 @@
 //     of each digit's run (the run's global start: the digit's bin start from (1), plus the
 //     look-back's count of that digit in earlier tiles).
 // Passes ping-pong between a scratch pair and the output, ending in the output.
+// A call launches five kernels and nothing else: the control area is zeroed only when it is
+// allocated, and it cleans up after itself. Each look-back word carries the call's epoch, so words
+// left by earlier calls never count (the area is zeroed again when the epoch wraps); the last tile
+// of a pass puts its tile counter back to zero; the digit counts alternate between two buffers,
+// and each call's (1) zeroes the one the next call will fill.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -38,19 +43,28 @@ constexpr int kHistThreads = 512;
 constexpr int kHistUnroll = 8;
 constexpr int kHistBlocksPerSm = 2;  // each block adds kPasses * kRadix global atomics at its end
 
-// Look-back words: two flag bits over a count. 32-bit words hold counts below 2^30; longer inputs
-// take 64-bit words.
+// Look-back words: two flag bits, the call's epoch, a count. 32-bit words hold counts below 2^24
+// (6 epoch bits: the area is zeroed every 63 calls); longer inputs take 64-bit words (30 epoch bits).
 template <typename Word>
 struct Status {
+    static constexpr int kCountBits = sizeof(Word) == 4 ? 24 : 32;
+    static constexpr int kEpochBits = 8 * static_cast<int>(sizeof(Word)) - 2 - kCountBits;
     static constexpr Word kAggregate = Word(1) << (8 * sizeof(Word) - 2);  // the tile's own count
     static constexpr Word kPrefix = Word(2) << (8 * sizeof(Word) - 2);  // count over tiles up to it
-    static constexpr Word kCount = kAggregate - 1;
+    static constexpr Word kCount = (Word(1) << kCountBits) - 1;
+    static constexpr Word kEpoch = kAggregate - 1 - kCount;  // the epoch's bits, in place
+    static constexpr unsigned long long kEpochs = 1ull << kEpochBits;  // epoch 0: zeroed, never a call's
 };
+static_assert(Status<unsigned int>::kEpochBits == 6 && Status<unsigned long long>::kEpochBits == 30, "word layout");
 
 __global__ void __launch_bounds__(kHistThreads)
-    digit_histograms(int n, const unsigned int* __restrict__ keys, unsigned int* __restrict__ hist) {
+    digit_histograms(int n, const unsigned int* __restrict__ keys, unsigned int* __restrict__ hist,
+                     unsigned int* __restrict__ next_hist) {
     __shared__ unsigned int counts[kPasses * kRadix];
-    for (int j = threadIdx.x; j < kPasses * kRadix; j += kHistThreads) counts[j] = 0;
+    for (int j = threadIdx.x; j < kPasses * kRadix; j += kHistThreads) {
+        counts[j] = 0;
+        if (blockIdx.x == 0) next_hist[j] = 0;  // the last call's passes, which read it, are done
+    }
     __syncthreads();
     const long long stride = static_cast<long long>(gridDim.x) * kHistThreads;
     for (long long base = static_cast<long long>(blockIdx.x) * kHistThreads + threadIdx.x; base < n;
@@ -104,14 +118,18 @@ template <typename Word>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     onesweep_pass(int n, int shift, const unsigned int* __restrict__ keys_in, const int* __restrict__ vals_in,
                   unsigned int* __restrict__ keys_out, int* __restrict__ vals_out,
-                  const unsigned int* __restrict__ bin_count, unsigned int* tile_counter, Word* status) {
+                  const unsigned int* __restrict__ bin_count, unsigned int* tile_counter, Word epoch, Word* status) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     PassShared& sh = *reinterpret_cast<PassShared*>(shared_bytes);
     __shared__ int tile_id;
     __shared__ unsigned int scan_sums[kWarps][2];
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    if (tid == 0) tile_id = static_cast<int>(atomicAdd(tile_counter, 1u));  // in start order: look-back cannot wait on an unstarted tile
+    if (tid == 0) {
+        tile_id = static_cast<int>(atomicAdd(tile_counter, 1u));  // in start order: look-back cannot wait on an unstarted tile
+        // the last id drawn: every block has drawn, so the counter is ready for the next launch
+        if (tile_id == static_cast<int>(gridDim.x) - 1) *tile_counter = 0;
+    }
     unsigned int* counters = reinterpret_cast<unsigned int*>(&sh.warp_count[0][0]);
     for (int j = tid; j < kWarps * kRadix / 2; j += kThreads) counters[j] = 0;
     __syncthreads();
@@ -170,7 +188,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
                 running += c;
             }
             sh.digit_total[d] = running;
-            const Word word = (tile == 0 ? Status<Word>::kPrefix : Status<Word>::kAggregate) | static_cast<Word>(running);
+            const Word word = (tile == 0 ? Status<Word>::kPrefix : Status<Word>::kAggregate) | epoch | static_cast<Word>(running);
             *reinterpret_cast<volatile Word*>(status + static_cast<long long>(tile) * kRadix + d) = word;
         }
     }
@@ -251,7 +269,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
                 for (int j = 0; j < kDigitLoops; ++j) {
                     if (waiting & (1u << j)) {
                         const Word word = row[j * kThreads];
-                        if (word & (Status<Word>::kAggregate | Status<Word>::kPrefix)) {
+                        // a word of an earlier call (another epoch) is as good as unpublished
+                        if ((word & Status<Word>::kEpoch) == epoch && (word & (Status<Word>::kAggregate | Status<Word>::kPrefix))) {
                             before[j] += static_cast<unsigned int>(word & Status<Word>::kCount);
                             waiting &= ~(1u << j);
                             if (word & Status<Word>::kPrefix) pending &= ~(1u << j);
@@ -265,7 +284,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
             const int d = tid + j * kThreads;
             if (d < kRadix) {
                 if (tile > 0) {
-                    const Word word = Status<Word>::kPrefix | static_cast<Word>(before[j] + sh.digit_total[d]);
+                    const Word word = Status<Word>::kPrefix | epoch | static_cast<Word>(before[j] + sh.digit_total[d]);
                     *reinterpret_cast<volatile Word*>(status + static_cast<long long>(tile) * kRadix + d) = word;
                 }
                 // unsigned wrap-around: global slot = offset + local slot, for every slot of the run
@@ -288,37 +307,56 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     }
 }
 
-// Scratch kept across calls, grown when n grows: the ping-pong pairs, and one control block the
-// call zeroes at once (digit counts, per-pass tile counters, per-pass look-back words).
+// Scratch kept across calls, grown when n grows: the ping-pong pairs, and one control block (two
+// digit-count buffers, per-pass tile counters, per-pass look-back words) zeroed when allocated,
+// when the epoch wraps and when the look-back word width changes.
+// The static workspace (and the cached SM count and attribute flags) belongs to one device per
+// process: the harness runs on a single device; a process that switches devices would need one
+// Scratch per device.
 struct Scratch {
     unsigned int* keys = nullptr;
     int* vals = nullptr;
     unsigned char* control = nullptr;
     int n_cap = 0;
     size_t control_cap = 0;
+    size_t word_bytes = 0;  // the look-back word width of the last call: 0 after zeroing
+    unsigned long long epoch = 0;  // the last call's epoch
+    unsigned long long calls = 0;  // picks the digit-count buffer
 };
 
 template <typename Word>
 static void sort_passes(int n, const unsigned int* keys, const int* values, unsigned int* sorted_keys,
                         int* sorted_values, Scratch& s) {
     const int tiles = static_cast<int>((static_cast<long long>(n) + kTile - 1) / kTile);
-    const size_t hist_bytes = sizeof(unsigned int) * kPasses * kRadix;
+    const size_t hist_bytes = 2 * sizeof(unsigned int) * kPasses * kRadix;
     const size_t counter_bytes = 256;  // kPasses counters, padded so the look-back words stay aligned
     const size_t status_per_pass = static_cast<size_t>(tiles) * kRadix;
     const size_t control_bytes = hist_bytes + counter_bytes + sizeof(Word) * status_per_pass * kPasses;
     if (control_bytes > s.control_cap) {
         if (s.control) cudaFree(s.control);
         if (cudaMalloc(&s.control, control_bytes) != cudaSuccess) {
+            cudaGetLastError();  // clear the allocation error so the caller's next check sees its own
             s.control = nullptr;  // asked again next call; this call writes nothing, which the checks reject
             s.control_cap = 0;
             return;
         }
         s.control_cap = control_bytes;
+        s.word_bytes = 0;
     }
-    unsigned int* hist = reinterpret_cast<unsigned int*>(s.control);
+    // zero everything when new, when the epochs run out, or when words of the other width (whose
+    // bits could pass for this width's epoch) may be left
+    if (s.word_bytes != sizeof(Word) || s.epoch + 1 >= Status<Word>::kEpochs) {
+        cudaMemsetAsync(s.control, 0, s.control_cap);
+        s.word_bytes = sizeof(Word);
+        s.epoch = 0;
+    }
+    ++s.epoch;
+    const Word epoch = static_cast<Word>(s.epoch) << Status<Word>::kCountBits;
+    unsigned int* hist = reinterpret_cast<unsigned int*>(s.control) + (s.calls % 2) * kPasses * kRadix;
+    unsigned int* next_hist = reinterpret_cast<unsigned int*>(s.control) + ((s.calls + 1) % 2) * kPasses * kRadix;
+    ++s.calls;
     unsigned int* counters = reinterpret_cast<unsigned int*>(s.control + hist_bytes);
     Word* status = reinterpret_cast<Word*>(s.control + hist_bytes + counter_bytes);
-    cudaMemsetAsync(s.control, 0, control_bytes);
 
     static int sm_count = 0;
     if (sm_count == 0) {
@@ -329,7 +367,7 @@ static void sort_passes(int n, const unsigned int* keys, const int* values, unsi
     }
     const long long hist_blocks_needed = (static_cast<long long>(n) + kHistThreads * kHistUnroll - 1) / (kHistThreads * kHistUnroll);
     const int hist_blocks = static_cast<int>(std::min(hist_blocks_needed, static_cast<long long>(kHistBlocksPerSm) * sm_count));
-    digit_histograms<<<hist_blocks, kHistThreads>>>(n, keys, hist);
+    digit_histograms<<<hist_blocks, kHistThreads>>>(n, keys, hist, next_hist);
 
     static bool attribute_set = false;
     if (!attribute_set) {
@@ -345,7 +383,7 @@ static void sort_passes(int n, const unsigned int* keys, const int* values, unsi
         int* dst_vals = to_output ? sorted_values : s.vals;
         onesweep_pass<Word><<<tiles, kThreads, sizeof(PassShared)>>>(
             n, pass * kBits, src_keys, src_vals, dst_keys, dst_vals, hist + pass * kRadix, counters + pass,
-            status + status_per_pass * pass);
+            epoch, status + status_per_pass * pass);
         src_keys = dst_keys;
         src_vals = dst_vals;
     }
@@ -366,6 +404,7 @@ void radix_sort_pairs(int n, const unsigned int* keys, const int* values, unsign
         const bool got_keys = cudaMalloc(&k, static_cast<size_t>(n) * sizeof(unsigned int)) == cudaSuccess;
         const bool got_vals = got_keys && cudaMalloc(&v, static_cast<size_t>(n) * sizeof(int)) == cudaSuccess;
         if (!got_vals) {
+            cudaGetLastError();  // clear the allocation error so the caller's next check sees its own
             if (got_keys) cudaFree(k);
             return;  // asked again next call; this call writes nothing, which the checks reject
         }
@@ -373,7 +412,7 @@ void radix_sort_pairs(int n, const unsigned int* keys, const int* values, unsign
         s.vals = v;
         s.n_cap = n;
     }
-    if (n < (1 << 30)) {
+    if (n < (1 << 24)) {
         sort_passes<unsigned int>(n, keys, values, sorted_keys, sorted_values, s);
     } else {
         sort_passes<unsigned long long>(n, keys, values, sorted_keys, sorted_values, s);

@@ -306,6 +306,7 @@ __global__ void triangle_normals_direct(int ntris, const float* __restrict__ ver
 }
 
 // The workspace outlives the call (as in csr_to_csc) and grows when a larger mesh comes.
+// It belongs to the device current at its first allocation: one GPU per process, as the harness runs.
 struct Workspace {
     int2* rec = nullptr;               // kTile slots per tile: (a, offsets of b and c) in sorted order
     int2* side = nullptr;              // (b, c) at the slot of a record marked kFar
