@@ -737,7 +737,11 @@ def main() -> None:
                     for lanes in pools:
                         if args.trace:  # a folder per run: its lanes, started below, inherit the variable
                             label = "inprocess" if lanes is None else str(lanes).replace(",", "-")
-                            os.environ[trace.ENV] = str(args.out / f"trace_{mix}_{mode}_{rule}_{n}_{label}")
+                            folder, repeat = args.out / f"trace_{mix}_{mode}_{rule}_{n}_{label}", 1
+                            while folder.exists():  # a list given twice: a folder per run, as the rows
+                                repeat += 1
+                                folder = args.out / f"trace_{mix}_{mode}_{rule}_{n}_{label}_run{repeat}"
+                            os.environ[trace.ENV] = str(folder)
                         report["throughput"].append(
                             throughput(
                                 tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store, rule,
@@ -758,6 +762,7 @@ def main() -> None:
                             print("  batches: " + ", ".join(f"{b['wall_s']:.1f} s" for b in t["batches"])
                                   + f"; steady (batches 2 on): {t['steady_evals_per_minute_wall']:.1f} evaluations per wall minute",
                                   flush=True)  # fmt: skip
+        os.environ.pop(trace.ENV, None)  # the runs are traced, not what follows them
         print(json.dumps(report["throughput"], indent=1), flush=True)
         for line in scaling(report["throughput"]):
             print(line)

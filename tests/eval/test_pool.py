@@ -114,9 +114,14 @@ def test_a_plan_weighs_groups_by_the_seconds_earlier_batches_measured():
     # A task the pool has not timed (mid) weighs the mean of those it has; a home with room is kept.
     plan = assign(keys, ["l0", "l1"], home={"slow": "l1"}, item_s={"slow": 3.0, "quick": 1.0})
     assert plan == {"l0": list(range(4, 12)), "l1": [0, 1, 2, 3]}
-    # A group heavier than a lane's share (7 s of 14) is split where the share ends, in seconds.
+    # A group heavier than a lane's share (7 s of 14) is split where the share ends, rounded up to a
+    # whole item; the rest goes where there is room.
     plan = assign(["big"] * 6 + ["small"] * 2, ["l0", "l1"], item_s={"big": 2.0, "small": 1.0})
-    assert plan == {"l0": [0, 1, 2, 6], "l1": [3, 4, 5, 7]}
+    assert plan == {"l0": [0, 1, 2, 3], "l1": [4, 5, 6, 7]}
+    # Seconds that are not whole items of the share cut no group into slivers (both tasks whole).
+    plan = assign(["a"] * 8 + ["b"] * 8, ["l0", "l1"], item_s={"a": 1.0, "b": 1.1})
+    assert sorted(plan.values()) == [list(range(8)), list(range(8, 16))]
+    assert assign(["a"] * 5 + ["b"] * 4, ["l0", "l1"], item_s={"a": 1.0, "b": 1.0}) == {"l0": [0, 1, 2, 3, 4], "l1": [5, 6, 7, 8]}
 
 
 # ---- lanes that die (a lane is a process boundary: these lanes stand in for the processes) ----------

@@ -131,6 +131,36 @@ def test_a_group_is_not_taken_where_building_its_data_again_would_end_later():
     assert [where[f"t{i}"] for i in (0, 2, 4)] == ["l0", "l0", "l0"]
 
 
+class DiesAfterReturning(TimedLane):
+    """Returns its first call's records, then its process is gone (a build ahead killed it)."""
+
+    def call(self, fn, *args):
+        out = super().call(fn, *args)
+        if fn.__name__ != "close_batch":
+            self.alive = False
+        return out
+
+
+def test_the_queue_of_a_lane_that_died_between_calls_is_taken_whatever_it_costs():
+    tasks = [FakeTask(f"t{i}", 0.05, build=5.0) for i in range(6)]  # a build dearer than the groups
+    log: list = []
+    pool = DevicePool(pool_config(None, 2), [DiesAfterReturning("l0", log), TimedLane("l1", log)])
+    results = pool.evaluate_many(_batch(tasks))
+    assert len(results) == 12 and all(r.status == "correct" for r in results)
+    assert sorted(task for _, _, task in pool.taken) == ["t2", "t4"]
+
+
+def test_a_call_past_its_estimate_is_taken_to_need_as_long_again():
+    # l0 runs t0 far slower than any call done so far says; its queued t2 and t4 go to l1, which
+    # would otherwise wait for a call the estimate had already ended.
+    tasks = [FakeTask(f"t{i}", {0: 0.6, 2: 0.15, 4: 0.15}.get(i, 0.005)) for i in range(6)]
+    pool = DevicePool(pool_config(None, 2), [TimedLane(f"l{i}", []) for i in range(2)])
+    began = time.perf_counter()
+    pool.evaluate_many(_batch(tasks))
+    assert sorted(task for _, _, task in pool.taken) == ["t2", "t4"]
+    assert time.perf_counter() - began < 1.5  # l0's t0 alone: 1.2 s
+
+
 def test_the_pool_learns_each_tasks_seconds_and_plans_the_next_batch_by_them():
     tasks = [FakeTask("slow", 0.06), FakeTask("quick_a", 0.02), FakeTask("quick_b", 0.02), FakeTask("quick_c", 0.02)]
     log: list = []

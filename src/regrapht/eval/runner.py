@@ -83,6 +83,7 @@ def _worker_env(env: dict[str, str] | None) -> dict[str, str]:
     code as the evaluator that judges its messages, even where PYTHONPATH is relative and the working
     folder has moved, or another regrapht is installed."""
     env = dict(os.environ if env is None else env)
+    env.pop("REGRAPHT_TRACE", None)  # the harness's trace folder (eval/trace.py) is no candidate's to write
     package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join([package_root, *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]])
     return env

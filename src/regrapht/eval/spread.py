@@ -63,6 +63,7 @@ from regrapht.eval.lanes import (
     release,
     warm,
 )
+from regrapht.eval.plan import assign, task_groups
 from regrapht.eval.record import Evaluation
 from regrapht.eval.settle import HostSlots, SettleLock, share_physical_cores
 from regrapht.tasks import Task
@@ -87,54 +88,6 @@ def lane_cores(lane: Lane) -> set[int]:
 
 class PoolExhausted(RuntimeError):
     """Every lane of the pool has died; the message says which items were left unevaluated."""
-
-
-def assign(
-    keys: Sequence[str],
-    lanes: Sequence[str],
-    home: dict[str, str] | None = None,
-    item_s: dict[str, float] | None = None,
-) -> dict[str, list[int]]:
-    """Item positions per lane. Each key's items stay on one lane (its home where it has one) unless
-    they exceed a lane's even share; the heaviest groups are placed first, each on the least loaded
-    lane. A group weighs its items, each at its key's seconds per item in `item_s` (what earlier
-    batches measured; a key not in it weighs the mean of those that are), or 1 where none is known:
-    then the share is ceil(items / lanes). Positions within a lane keep the given order."""
-    home, item_s = home or {}, item_s or {}
-    known = [v for v in item_s.values() if v > 0]
-    default = sum(known) / len(known) if known else 1.0
-    weight = {key: item_s.get(key) or default for key in keys}
-    groups: dict[str, list[int]] = {}
-    for i, key in enumerate(keys):
-        groups.setdefault(key, []).append(i)
-    if known:
-        cap = sum(weight[key] * len(positions) for key, positions in groups.items()) / max(1, len(lanes))
-    else:
-        cap = float(-(-len(keys) // max(1, len(lanes))))
-    load = {lane: 0.0 for lane in lanes}
-    out: dict[str, list[int]] = {lane: [] for lane in lanes}
-    for key, positions in sorted(groups.items(), key=lambda kv: -len(kv[1]) * weight[kv[0]]):
-        rest = positions
-        preferred = home.get(key)
-        while rest:
-            if preferred in load and load[preferred] < cap:
-                lane = preferred
-            else:
-                lane = min(lanes, key=lambda name: (load[name], lanes.index(name)))
-            preferred = None
-            room = max(1, int((cap - load[lane]) / weight[key] + 1e-9))
-            out[lane] += rest[:room]
-            load[lane] += len(rest[:room]) * weight[key]
-            rest = rest[room:]
-    return {lane: sorted(positions) for lane, positions in out.items()}
-
-
-def task_groups(positions: list[int], keys: Sequence[str]) -> list[list[int]]:
-    """A lane's positions as one group per key, in the order of each key's first item."""
-    groups: dict[str, list[int]] = {}
-    for i in positions:
-        groups.setdefault(keys[i], []).append(i)
-    return list(groups.values())
 
 
 def lost_record(task: Task, source: str, target: str, lanes: list[str]) -> Evaluation:
@@ -357,6 +310,11 @@ class Batch:
                 group = self._take_for(lane)
                 if group is not None:
                     self._start(lane, group)
+        if not self.busy:  # queued work that no live lane's call will reach (its lane died between calls)
+            for lane in idle:
+                group = self._take_for(lane, force=True)
+                if group is not None:
+                    self._start(lane, group)
 
     def _start(self, lane: Lane, positions: list[int]) -> None:
         if id(lane) not in self.opened:
@@ -387,20 +345,21 @@ class Batch:
         lane.post(warm, items)
         lane.post(prefetch, tasks, self.pool.config.reference_threads)
 
-    def _take_for(self, thief: Lane) -> list[int] | None:
+    def _take_for(self, thief: Lane, force: bool = False) -> list[int] | None:
         """The group an idle lane takes: the last of the queue with the most items waiting, among
         groups the thief may run (not a candidate that already brought the thief down), and only
-        where the thief would finish it first (`_pays`)."""
+        where the thief would finish it first (`_pays`), unless `force` (no lane would run it)."""
         victims = sorted(
             (name for name, todo in self.queues.items() if todo and name != thief.name),
             key=lambda name: -sum(len(g) for g in self.queues[name]),
         )
         for name in victims:
             todo = self.queues[name]
-            for group in reversed(todo):
+            for place in range(len(todo) - 1, -1, -1):
+                group = todo[place]
                 if any(thief.name in self.alone.get(i, ()) for i in group):
                     continue
-                if not self._pays(thief, name, group):
+                if not force and not self._pays(thief, name, list(todo)[: place + 1]):
                     break  # the victim reaches its earlier groups sooner still
                 todo.remove(group)
                 key = self.keys[group[0]]
@@ -430,29 +389,38 @@ class Batch:
             self.pool.item_s[key] = (self.pool.item_s.get(key, 0.0) * seen + looped) / (seen + 1)
             self.pool.item_counts[key] = seen + 1
 
-    def _pays(self, thief: Lane, victim: str, group: list[int]) -> bool:
-        """Whether the thief, building the group's bench data first unless it was sent it ahead, would
-        finish the group before the victim, which reaches it after its call in flight and the groups
-        queued before it. Seconds per item come from the calls done so far (every lane's), a build's
-        from the records of the task, else of any task; before any call is done a group is taken. On
-        two H100s (session 16) a lane took a group the other had built ahead, waited 7.3 s to build
-        it again and ended 4.5 s after the other would have."""
+    def _pays(self, thief: Lane, victim: str, through: list[list[int]]) -> bool:
+        """Whether the thief would finish the last of `through` (the victim's queue up to that group)
+        before the victim, which reaches it after its call in flight and the groups before it; the
+        thief builds its bench data first, unless it was sent it ahead. A group's items weigh their
+        task's seconds in the device loop (`DevicePool.item_s`), else the mean of the calls done so
+        far; a build, the seconds the task's records gave, else any task's. A call that has run past
+        its estimate is taken to need as long again. A group of a lane no longer alive is always
+        taken, and before any call is done a group is taken. On two H100s (session 16) a lane took
+        a group the other had built ahead, waited 7.3 s to build it again and ended 4.5 s after the
+        other would have."""
+        if self.pool._lane(victim) is None:
+            return True  # nobody else will run it
         done = [st for st in self.stats.values() if st["items"]]
         if not done:
             return True
-        per_item = sum(st["busy_s"] for st in done) / sum(st["items"] for st in done)
+        mean = sum(st["busy_s"] for st in done) / sum(st["items"] for st in done)
+
+        def seconds(positions: list[int]) -> float:
+            return sum(self.pool.item_s.get(self.keys[i]) or mean for i in positions)
+
         now = time.perf_counter()
-        running = self.busy.get(victim, [])
-        left_in_call = max(0.0, len(running) * per_item - (now - self.call_began.get(victim, now)))
-        todo = self.queues.get(victim, deque())
-        victim_done = left_in_call + per_item * sum(len(g) for g in todo)  # the group is the queue's last
+        estimate, elapsed = seconds(self.busy.get(victim, [])), now - self.call_began.get(victim, now)
+        left_in_call = estimate - elapsed if elapsed < estimate else elapsed
+        victim_done = left_in_call + sum(seconds(g) for g in through)
+        group = through[-1]
         key = self.keys[group[0]]
         if key in self.ahead.get(thief.name, set()):
             build = 0.0
         else:
             known = list(self.build_s.values())
             build = self.build_s.get(key, sum(known) / len(known) if known else 0.0)
-        return build + per_item * len(group) < victim_done
+        return build + seconds(group) < victim_done
 
     def _work(self, lane: Lane, positions: list[int]) -> None:
         began = time.perf_counter()

@@ -35,6 +35,8 @@ def _file() -> TextIO | None:
     key = f"{folder}\0{os.getpid()}"
     handle = _files.get(key)
     if handle is None:
+        for stale in [k for k in _files if k.endswith(f"\0{os.getpid()}")]:
+            _files.pop(stale).close()  # an earlier run's folder: one open file per process at a time
         os.makedirs(folder, exist_ok=True)
         # Open for the process's life (line-buffered): a span is one write, never a reopen.
         handle = open(os.path.join(folder, f"trace-{os.getpid()}.jsonl"), "a", buffering=1)  # noqa: SIM115

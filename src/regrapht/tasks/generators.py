@@ -26,7 +26,8 @@ class GeneratorError(ValueError):
 # GIL): one core draws a 340M-element float32 array in about 4 s, and a bench build of gigabytes waited
 # on that (jacobi_2d's 21-32 s on an H100 host, session 15). The chunk size, never the thread count,
 # decides the values, so a seed draws the same array on every machine; shorter arrays (every test
-# case) are drawn as one stream, as before.
+# case) are drawn as one stream, as before. A chunked array takes 4 draws of its set's generator where
+# it took n, so the arrays drawn after it in a bench set differ from before session 16 too.
 CHUNK = 1 << 22
 PARALLEL_MIN = 1 << 24
 DRAW_THREADS = 8

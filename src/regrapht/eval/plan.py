@@ -1,0 +1,59 @@
+"""A batch's plan over a pool's lanes: which lane runs each task's items (`assign`), and a lane's
+share as one group per task (`task_groups`). eval/spread.py runs the plan."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+__all__ = ["assign", "task_groups"]
+
+
+def assign(
+    keys: Sequence[str],
+    lanes: Sequence[str],
+    home: dict[str, str] | None = None,
+    item_s: dict[str, float] | None = None,
+) -> dict[str, list[int]]:
+    """Item positions per lane. Each key's items stay on one lane (its home where it has one) unless
+    they exceed a lane's even share; the heaviest groups are placed first, each on the least loaded
+    lane. A group weighs its items, each at its key's seconds per item in `item_s` (what earlier
+    batches measured; a key not in it weighs the mean of those that are), or 1 where none is known:
+    then the share is ceil(items / lanes). Positions within a lane keep the given order."""
+    home, item_s = home or {}, item_s or {}
+    known = [v for v in item_s.values() if v > 0]
+    default = sum(known) / len(known) if known else 1.0
+    weight = {key: item_s.get(key) or default for key in keys}
+    groups: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    if known:
+        cap = sum(weight[key] * len(positions) for key, positions in groups.items()) / max(1, len(lanes))
+    else:
+        cap = float(-(-len(keys) // max(1, len(lanes))))
+    load = {lane: 0.0 for lane in lanes}
+    out: dict[str, list[int]] = {lane: [] for lane in lanes}
+    for key, positions in sorted(groups.items(), key=lambda kv: -len(kv[1]) * weight[kv[0]]):
+        rest = positions
+        preferred = home.get(key)
+        while rest:
+            if preferred in load and load[preferred] < cap:
+                lane = preferred
+            else:
+                lane = min(lanes, key=lambda name: (load[name], lanes.index(name)))
+            preferred = None
+            # Rounded up: a group is cut only where it passes the share by a whole item or more, never
+            # into a sliver (with measured seconds the share is rarely a whole number of items).
+            room = max(1, math.ceil((cap - load[lane]) / weight[key] - 1e-9))
+            out[lane] += rest[:room]
+            load[lane] += len(rest[:room]) * weight[key]
+            rest = rest[room:]
+    return {lane: sorted(positions) for lane, positions in out.items()}
+
+
+def task_groups(positions: list[int], keys: Sequence[str]) -> list[list[int]]:
+    """A lane's positions as one group per key, in the order of each key's first item."""
+    groups: dict[str, list[int]] = {}
+    for i in positions:
+        groups.setdefault(keys[i], []).append(i)
+    return list(groups.values())
