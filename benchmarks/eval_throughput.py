@@ -34,6 +34,7 @@ Without a GPU, `--target cpu` times serial.cpp as the candidate (no repeatabilit
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import os
@@ -122,6 +123,8 @@ def throughput(
     stop_rule: str = "interval",
     copies: int = 1,
     batches: int = 1,
+    secret: bytes | None = None,
+    warmup: bool = False,
 ) -> dict:
     """One throughput run. `lanes`: None for the Evaluator in this process (as before the device
     pool), else a GPU list (cuda, as --gpus) or a CPU lane count (cpu) for the pool. With `batches`
@@ -129,12 +132,14 @@ def throughput(
     with texts of its own (compiled and judged anew), as a trainer's steps or a long benchmark would:
     the report's figures are the first batch's, with the process's close (what a one-batch run pays),
     and `batches` gives every batch's wall time; `steady_evals_per_minute_wall` is the later ones'
-    rate (no process start, bench data and serial baselines kept, plans by measured seconds)."""
+    rate (no process start, bench data and serial baselines kept, plans by measured seconds). With
+    `warmup`, a batch of one candidate per task (naive.cu, a text of its own) runs first, unmeasured,
+    and the figures are the next batch's alone: the steady state, in one batch."""
     sandbox, fresh, baselines = MODES[mode]
     items = [(task, code, target) for task in tasks for _, code in variants(_source(task, target), mix, copies)]
     labels = [(task.id, label) for task in tasks for label, _ in variants(_source(task, target), mix, copies)]
     with tempfile.TemporaryDirectory() as cache:
-        config = EvalConfig(cache_dir=cache, reference_threads=reference_threads, sandbox=sandbox)
+        config = EvalConfig(cache_dir=cache, reference_threads=reference_threads, sandbox=sandbox, secret=secret)
         config.timing_config.fresh_inputs = fresh
         config.timing_config.interval_stop = stop_rule == "interval"
         config.serial_cache = baselines
@@ -158,9 +163,15 @@ def throughput(
             opened = open_evaluator(config, target, lanes=int(lanes))
         gpus_used = len(getattr(opened, "lanes", [None]))
         later: list[dict] = []
+        warmup_s = None
         with opened as evaluator:
+            if warmup:
+                began = time.perf_counter()
+                evaluator.evaluate_many([(task, _source(task, target) + "\n// warm-up\n", target) for task in tasks])
+                warmup_s = round(time.perf_counter() - began, 3)
+            measured = time.perf_counter()
             results = evaluator.evaluate_many(items)
-            first_s = time.perf_counter() - start
+            first_s = time.perf_counter() - (measured if warmup else start)
             taken = [list(t) for t in getattr(evaluator, "taken", [])]  # task groups lanes took from each other
             pool_lanes = dict(getattr(evaluator, "lane_stats", {}))
             for b in range(1, batches):
@@ -171,8 +182,17 @@ def throughput(
             closing = time.perf_counter()
         # One batch: from the start to the close. Several: the first batch and the close (what a run
         # of one batch would have taken); the later batches are reported on their own.
-        wall = time.perf_counter() - start if not later else first_s + time.perf_counter() - closing
-    state = "cold compile cache; serial baselines " + (
+        # With a warm-up: the measured batch alone (the process was started and warmed before it).
+        if warmup:
+            wall = first_s
+        else:
+            wall = time.perf_counter() - start if not later else first_s + time.perf_counter() - closing
+    state = (
+        "warm process (a warm-up batch of one candidate per task first: bench data built, the baselines' "
+        "compiles cached, plans by measured seconds; the candidates' own compiles cold); "
+        if warmup
+        else "cold compile cache; "
+    ) + "serial baselines " + (
         f"from a copy of {serial_store} made before the runs (kept ones reused, none added)"
         if serial_store is not None and copy_store
         else f"from {serial_store} (reused where kept, added to)"
@@ -280,6 +300,9 @@ def throughput(
         # Each lane's calls and settle, in seconds from the pool batch's start (eval/spread.py).
         "lane_timeline": pool_lanes.get("timeline", []),
         "lane_began_wall": pool_lanes.get("began_wall"),  # the timeline's zero on the wall clock (--trace)
+        # Which inputs the run drew: runs with the same key drew the same ones (--secret).
+        "inputs_key": hashlib.sha256(secret).hexdigest()[:12] if secret else "fresh secret",
+        "warmup_s": warmup_s,  # the unmeasured warm-up batch (--warmup), else None
         "batches": [{"wall_s": round(first_s, 3), "evals_per_minute_wall": round(60 * len(items) / first_s, 2),
                      "first": True}] + later,  # fmt: skip
         "steady_evals_per_minute_wall": (
@@ -681,6 +704,20 @@ def main() -> None:
         help="Check each pinned serial timing against a short one alone (TimingConfig.serial_settle_check).",
     )
     parser.add_argument(
+        "--warmup",
+        action="store_true",
+        help="Before the measured batch, an unmeasured one of one candidate per task (bench data built, "
+        "baselines' compiles cached, serial baselines settled, plans by measured seconds): the figures are "
+        "then the steady state's, as a trainer's later steps see it.",
+    )
+    parser.add_argument(
+        "--secret",
+        default=None,
+        help="The runs' secret, in hex (default: a fresh one per run). Runs compared with each other need the "
+        "same one: it draws the inputs, and some tasks' kernels take as long as their draw makes them (spmv_csr's "
+        "longest power-law row is 60k to 1M nonzeros, its naive kernel 3 to 29 ms; session 16).",
+    )
+    parser.add_argument(
         "--batches",
         type=int,
         default=1,
@@ -707,6 +744,12 @@ def main() -> None:
         parser.error("--copies must be at least 1")
     if args.batches < 1:
         parser.error("--batches must be at least 1")
+    try:
+        secret = bytes.fromhex(args.secret) if args.secret else None
+    except ValueError:
+        parser.error(f"--secret must be hexadecimal, got {args.secret!r}")
+    if secret is not None and len(secret) < 16:
+        parser.error("--secret needs at least 16 bytes (32 hex digits): it keys every input draw")
     if args.serial_settle_width is not None and args.serial_settle_width < 0:
         parser.error("--serial-settle-width must be 0 (one per physical core) or more")
     global SETTLE_WIDTH, SETTLE_CHECK, SETTLE_AT_ONCE
@@ -745,7 +788,7 @@ def main() -> None:
                         report["throughput"].append(
                             throughput(
                                 tasks, args.out, n, args.target, mode, serial_store, mix, lanes, copy_store, rule,
-                                args.copies, args.batches,
+                                args.copies, args.batches, secret, args.warmup,
                             )
                         )
                         # What is done survives a time limit that stops a later run.

@@ -54,6 +54,13 @@ WIDTH=(); [ -n "${SETTLE_WIDTH:-}" ] && WIDTH=(--serial-settle-width "$SETTLE_WI
 [ -n "${TRACE:-}" ] && WIDTH+=(--trace)
 # BATCHES=K: each run then serves K batches from one process (steady_evals_per_minute_wall: batches 2..K).
 [ -n "${BATCHES:-}" ] && WIDTH+=(--batches "$BATCHES")
+# WARMUP=1: each run's measured batch follows an unmeasured one of one candidate per task (--warmup).
+[ -n "${WARMUP:-}" ] && WIDTH+=(--warmup)
+# One secret for both runs (fresh each session, or SECRET=hex): they then draw the same inputs, and time
+# the same kernels. Before session 16's call D each run drew its own, and spmv_csr's naive kernel took
+# 3 to 29 ms by its draw's longest row: the runs' ratio carried that draw as much as the GPUs.
+SECRET=${SECRET:-$($PY -c 'import secrets; print(secrets.token_hex(32))')}
+WIDTH+=(--secret "$SECRET")
 # WARM=1: steady state. A times every task's serial baseline first (--baselines-first, in A's process
 # on half the cores; not part of A's time), then runs from a copy of that store; B's lanes (half the
 # cores each: the same store key) read that store. Without it both start from an empty store and pay
@@ -166,12 +173,15 @@ if one and two:
     summary["two_vs_one_before_settle"] = round(
         two["evals_per_minute_wall_before_settle"] / one["evals_per_minute_wall_before_settle"], 3)
     summary["settle_s"] = {"one": one["settle_s"], "two": two["settle_s"]}
+    summary["same_inputs"] = one.get("inputs_key") == two.get("inputs_key") != "fresh secret"
+    print(f"inputs: one GPU {one.get('inputs_key')}, two {two.get('inputs_key')} "
+          f"({'the same draws' if summary['same_inputs'] else 'DIFFERENT draws: the ratio carries them'})")
     if one.get("steady_evals_per_minute_wall") and two.get("steady_evals_per_minute_wall"):
         summary["two_vs_one_steady"] = round(two["steady_evals_per_minute_wall"] / one["steady_evals_per_minute_wall"], 3)
         print(f"steady state (batches 2 on, same processes): one GPU {one['steady_evals_per_minute_wall']:.1f}, two "
               f"{two['steady_evals_per_minute_wall']:.1f} per wall minute: {summary['two_vs_one_steady']:.3f}x; batch walls "
               f"one {[b['wall_s'] for b in one['batches']]}, two {[b['wall_s'] for b in two['batches']]}")
-    print(f"two GPUs vs one (per wall minute, {'warm serial store' if one['settle_s'] == 0 and two['settle_s'] == 0 else 'cold'}, defended): {summary['two_vs_one_wall']:.3f}x (target 1.9x); "
+    print(f"two GPUs vs one (per wall minute, {'after a warm-up batch' if one.get('warmup_s') else 'warm serial store' if one['settle_s'] == 0 and two['settle_s'] == 0 else 'cold'}, defended): {summary['two_vs_one_wall']:.3f}x (target 1.9x); "
           f"before the batch-end settle: {summary['two_vs_one_before_settle']:.3f}x; settle {one['settle_s']:.1f} s "
           f"with one GPU, {two['settle_s']:.1f} s with two")
 if one and two and one.get("settled") and two.get("settled"):
