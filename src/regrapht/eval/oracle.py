@@ -150,7 +150,6 @@ class Oracle:
 
     def build_bench_reference(self, task: Task) -> BenchReference:
         start, wall = time.perf_counter(), time.time()
-        marks: dict[str, float] = {}  # wall-clock ends of its phases, for the trace (eval/trace.py)
         # A folder per build: a task released while its data was still being written, and needed
         # again later, is built afresh beside the old files rather than into them.
         root = self.jobs.task_dir(task) / f"bench{self.jobs.next_id()}"
@@ -163,7 +162,7 @@ class Oracle:
             kept = store.get(key) if store is not None else None
         except (sqlite3.Error, StoreError):
             kept = None  # an unreadable store costs the reuse, never the evaluation
-        marks["key"] = time.time()
+        marks = {"key": time.time()}  # wall-clock ends of its phases, for the trace (eval/trace.py)
         # The draws and the reference's output runs load the cores: no serial timing runs beside them.
         hold = self.quiet.hold()
         marks["hold"] = time.time()
