@@ -122,6 +122,10 @@ def test_a_plan_weighs_groups_by_the_seconds_earlier_batches_measured():
     plan = assign(["a"] * 8 + ["b"] * 8, ["l0", "l1"], item_s={"a": 1.0, "b": 1.1})
     assert sorted(plan.values()) == [list(range(8)), list(range(8, 16))]
     assert assign(["a"] * 5 + ["b"] * 4, ["l0", "l1"], item_s={"a": 1.0, "b": 1.0}) == {"l0": [0, 1, 2, 3, 4], "l1": [5, 6, 7, 8]}
+    # Nor into a sliver: 9 of 10 items fill the share, and the tenth stays with them (a second bench
+    # build for one item would cost more than the balance gains).
+    plan = assign(["big"] * 10 + ["small"] * 8, ["l0", "l1"], item_s={"big": 1.0, "small": 1.0})
+    assert plan == {"l0": list(range(10)), "l1": list(range(10, 18))}
 
 
 # ---- lanes that die (a lane is a process boundary: these lanes stand in for the processes) ----------

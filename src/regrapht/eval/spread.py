@@ -385,6 +385,9 @@ class Batch:
             self.build_s[key] = max(built, self.build_s.get(key, 0.0))
         looped = record.seconds.get("device_loop")
         if looped is not None:
+            # Less the task's correctness references, made once for its first item: a plan weighs
+            # what every item costs.
+            looped = max(0.0, looped - record.seconds.get("reference", 0.0))
             seen = self.pool.item_counts.get(key, 0)
             self.pool.item_s[key] = (self.pool.item_s.get(key, 0.0) * seen + looped) / (seen + 1)
             self.pool.item_counts[key] = seen + 1
