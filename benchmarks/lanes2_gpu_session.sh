@@ -205,12 +205,16 @@ if one and two and one.get("settled") and two.get("settled"):
         per_lane[r["two_lane"]] = per_lane.get(r["two_lane"], 0.0) + (r["two_settle_s"] or 0.0)
     print(f"two-GPU settle per lane (summed task seconds): {per_lane}")
 try:
+    if not (work / "C_pinned").is_dir():
+        raise LookupError("not run (PINNED=0, or no time was left)")
     pinned = json.loads((work / "C_pinned" / "serial_pinned.json").read_text())["summary"]
     summary["pinned"] = {k: pinned[k] for k in ("within", "max_deviation", "median_alone_spread", "alone_s", "pinned_s")}
     print(f"serial pinned vs alone: {pinned['within']} of {len(pinned['tasks'])} tasks within their alone spread; "
           f"largest deviation {100 * (pinned['max_deviation'] or 0):.2f}%; phase seconds alone {pinned['alone_s']}, "
           f"pinned {pinned['pinned_s']}")
-except (OSError, ValueError, KeyError) as exc:
+except LookupError as exc:
+    print(f"C_pinned: {exc}" if type(exc) is LookupError else f"C_pinned: no result ({type(exc).__name__})")
+except (OSError, ValueError) as exc:
     print(f"C_pinned: no result ({type(exc).__name__})")
 (work / "summary.json").write_text(json.dumps(summary, indent=1))
 EOF
