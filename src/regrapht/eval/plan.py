@@ -18,9 +18,9 @@ def assign(
     """Item positions per lane. Each key's items stay on one lane (its home where it has one) unless
     they exceed a lane's even share; the heaviest groups are placed first, each on the least loaded
     lane, and never cut so that less than a quarter of it goes elsewhere. A group weighs its items,
-    each at its key's seconds per item in `item_s` (what earlier
-    batches measured; a key not in it weighs the mean of those that are), or 1 where none is known:
-    then the share is ceil(items / lanes). Positions within a lane keep the given order."""
+    each at its key's seconds per item in `item_s` (what earlier batches measured; a key not in it
+    weighs the mean of those that are), or 1 where none is known: then the share is
+    ceil(items / lanes). Positions within a lane keep the given order."""
     home, item_s = home or {}, item_s or {}
     known = [v for v in item_s.values() if v > 0]
     default = sum(known) / len(known) if known else 1.0

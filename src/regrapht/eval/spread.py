@@ -13,10 +13,12 @@ sharing between lanes, and what happens to a lane's work when it dies.
   (the one that lane would reach last, and whose bench data it has not been asked to build ahead
   unless its queue is short), where it would finish that group first: building its bench data,
   unless it was sent it ahead, and then running it, against the rest of the other lane's call and
-  queue, at the seconds per item of the calls done so far. A group is taken whole and never out of
-  a running call, so every
-  guarantee above holds wherever it runs; the task's home moves with it, to the lane that now holds
-  its bench data. Verdicts do not depend on where a group runs (every lane has the pool's secret).
+  queue (`Batch._pays`); a dead lane's queue is always taken. A group is taken whole and never out
+  of a running call, so every guarantee above holds wherever it runs; the task's home moves with
+  it, to the lane that now holds its bench data. Verdicts do not depend on where a group runs
+  (every lane has the pool's secret).
+- **Plans** (eval/plan.py) weigh a task by the seconds its items spent in a lane's device loop in
+  earlier batches (`DevicePool.item_s`), by count before any was measured.
 - **Deaths.** What a dead lane was running is run again one candidate at a time, and what was
   queued for it goes to the other lanes; a candidate that brings down `give_up_after` lanes while
   running alone gets a runtime_error record that says so.
