@@ -69,6 +69,7 @@ def process_report(rows: list[dict[str, Any]], zero: float, top: int) -> dict[st
             "from": rel(w["start"]),
             "s": round(w["end"] - w["start"], 2),
             "then_ran": w.get("task"),
+            "first_lacked": w.get("first"),  # [unfinished compiles, bench data still to come] of the first pending item
             "builds_under_way": sorted({b["task"] for b in overlapping(builds, w["start"], w["end"])}),
             "compiles_under_way": len(overlapping(compiles, w["start"], w["end"])),
         }

@@ -49,6 +49,10 @@ def test_an_evaluators_batch_is_traced_and_reported(build_cache, vec_scale, tmp_
     rows = next(iter(spans.values()))
     kinds = [r["kind"] for r in rows]
     assert kinds.count("item") == 2 and kinds.count("wait") == 2
+    first_wait = next(r for r in rows if r["kind"] == "wait")
+    # What the first pending item lacked as the device began to wait: compiles in flight, bench data.
+    unbuilt, needs_bench = first_wait["first"]
+    assert isinstance(unbuilt, int) and isinstance(needs_bench, bool)
     assert kinds.count("compile") >= 2  # the candidates (a fresh cache), and serial.cpp
     build = next(r for r in rows if r["kind"] == "bench_build")
     assert build["task"] == vec_scale.id and set(build["marks"]) == {"key", "hold", "drawn"}

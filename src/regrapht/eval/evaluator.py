@@ -175,14 +175,14 @@ class Evaluator:
             left = Counter(task.instance_key for task, _, _ in items)
             pending = list(range(len(prepared)))
             while pending:
-                began, wall = time.perf_counter(), time.time()
+                began, wall, why = time.perf_counter(), time.time(), self._missing(prepared[pending[0]]) if trace.enabled() else None  # fmt: skip
                 i = self.next_runnable(prepared, pending)
                 # The device idles (nothing held) while no pending item is ready: its compiles, or its
                 # task's bench data, built off the device (the key keeps its first name).
                 compile_wait = time.perf_counter() - began
                 pending.remove(i)
                 p = prepared[i]
-                trace.record("wait", wall, time.time(), task=p.task.id)
+                trace.record("wait", wall, time.time(), task=p.task.id, first=why and [len(why[0]), why[1]])  # what the first pending item lacked: compiles, bench data
                 with trace.span("item", task=p.task.id) as traced:
                     ran = time.perf_counter()
                     results[i] = self.finish(p)
