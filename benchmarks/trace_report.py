@@ -127,9 +127,11 @@ def main() -> None:
     if not starts:
         raise SystemExit(f"{args.folder}: no spans (was REGRAPHT_TRACE set for the run?)")
     zero = args.zero if args.zero is not None else min(starts)
-    reports = {pid: process_report(rows, zero, args.top) for pid, rows in spans.items()}
-    reports = {pid: r for pid, rows in spans.items() if any(x["kind"] != "process" for x in rows)
-               for r in [reports[pid]]}  # fmt: skip
+    reports = {
+        pid: process_report(rows, zero, args.top)
+        for pid, rows in spans.items()
+        if any(row["kind"] != "process" for row in rows)  # a process that traced nothing is left out
+    }
     for pid, r in reports.items():
         print(f"== process {pid} (GPUs {r['gpus']}): {r['items']} items")
         for key, value in r.items():

@@ -76,8 +76,9 @@ class TimingConfig:
     # (`serial_settle_width` timings a lane, sharing the batch's slots); off: one lane after another
     # (each timing alone, or pinned within its cores where the width is not 1). Off by default: on
     # an H100 host (session 15, call C) the ten throughput tasks' medians timed so, beside the other
-    # lane's, sat -21% to +40% from the same tasks timed alone in the same call (saxpy +35%, spmv_csr +40%, gemv +30%, softmax_rows -21%), far beyond their errors (1-9%),
-    # and a kept baseline serves every later run. `benchmarks/serial_pinned.py --width 2` says
+    # lane's, sat -21% to +40% from the same tasks timed alone in the same call (saxpy +35%,
+    # spmv_csr +40%, gemv +30%, softmax_rows -21%), far beyond their errors (1-9%), and a kept
+    # baseline serves every later run. `benchmarks/serial_pinned.py --width 2` says
     # whether a host times alike side by side; turn it on only where it does.
     serial_settle_lanes_at_once: bool = False
     # Where lanes settle at once, a pinned timing beside at most this many others is kept from a pool

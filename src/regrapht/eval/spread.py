@@ -312,11 +312,6 @@ class Batch:
                 group = self._take_for(lane)
                 if group is not None:
                     self._start(lane, group)
-        if not self.busy:  # queued work that no live lane's call will reach (its lane died between calls)
-            for lane in idle:
-                group = self._take_for(lane, force=True)
-                if group is not None:
-                    self._start(lane, group)
 
     def _start(self, lane: Lane, positions: list[int]) -> None:
         if id(lane) not in self.opened:
@@ -347,10 +342,10 @@ class Batch:
         lane.post(warm, items)
         lane.post(prefetch, tasks, self.pool.config.reference_threads)
 
-    def _take_for(self, thief: Lane, force: bool = False) -> list[int] | None:
+    def _take_for(self, thief: Lane) -> list[int] | None:
         """The group an idle lane takes: the last of the queue with the most items waiting, among
         groups the thief may run (not a candidate that already brought the thief down), and only
-        where the thief would finish it first (`_pays`), unless `force` (no lane would run it)."""
+        where the thief would finish it first (`_pays`: always, from a lane no longer alive)."""
         victims = sorted(
             (name for name, todo in self.queues.items() if todo and name != thief.name),
             key=lambda name: -sum(len(g) for g in self.queues[name]),
@@ -361,7 +356,7 @@ class Batch:
                 group = todo[place]
                 if any(thief.name in self.alone.get(i, ()) for i in group):
                     continue
-                if not force and not self._pays(thief, name, list(todo)[: place + 1]):
+                if not self._pays(thief, name, list(todo)[: place + 1]):
                     break  # the victim reaches its earlier groups sooner still
                 todo.remove(group)
                 key = self.keys[group[0]]

@@ -72,32 +72,23 @@ def _float_dtype(dtype):
 
 def _random(n: int, rng: np.random.Generator, work) -> np.ndarray:
     """n values uniform in [0, 1), in `work` precision (chunked on threads when long)."""
-    if n < PARALLEL_MIN:
-        return rng.random(n, dtype=work)
     return _chunked(n, rng, work, lambda g, out: g.random(out=out, dtype=work))
 
 
 def _standard_normal(n: int, rng: np.random.Generator, work) -> np.ndarray:
-    if n < PARALLEL_MIN:
-        return rng.standard_normal(n, dtype=work)
     return _chunked(n, rng, work, lambda g, out: g.standard_normal(out=out, dtype=work))
 
 
 def _scale_shift(values: np.ndarray, scale: float, shift: float) -> np.ndarray:
-    """values * scale + shift in place, in chunks on threads for a long array (memory-bound)."""
+    """values * scale + shift in place (in blocks on threads for a long array: memory-bound)."""
     work = values.dtype.type
 
-    def part(k: int) -> None:
-        view = values[k : k + CHUNK]
+    def part(k0: int, k1: int) -> None:
+        view = values[k0:k1]
         view *= work(scale)
         view += work(shift)
 
-    if values.size < PARALLEL_MIN:
-        values *= work(scale)
-        values += work(shift)
-        return values
-    with ThreadPoolExecutor(max_workers=_draw_threads(), thread_name_prefix="regrapht-draw") as pool:
-        list(pool.map(part, range(0, values.size, CHUNK)))
+    _by_rows(values.size, values.size, part)  # a flat array: its "rows" are its elements
     return values
 
 
