@@ -45,3 +45,34 @@ def test_an_urgent_request_joins_the_same_compile_in_flight(tmp_path, monkeypatc
         release.set()
         compiler.close()
     assert first.result(timeout=5) == "built"
+
+
+SAXPY = "void saxpy(int n, float a, const float* x, float* y) { for (int i = 0; i < n; ++i) y[i] += a * x[i]; }\n"
+PARAMS, NAMES = "int n, float a, const float* x, float* y", ["n", "a", "x", "y"]
+
+
+def test_a_cached_compile_is_answered_at_once_while_the_pool_is_busy(tmp_path, monkeypatch):
+    """A source already in the cache costs a file read: it must not wait for a pool thread (in session
+    16's trace a lane's first, cached candidate waited 1.6 s behind 18 real compiles, its GPU idle)."""
+    compiler = Compiler(cache_dir=tmp_path, jobs=1)
+    first = compiler.submit(SAXPY, "cpu", "saxpy", PARAMS, NAMES).result(timeout=120)
+    assert first.ok and not first.cached
+    release = threading.Event()
+    real_run = compiler._run
+
+    def held_run(build):
+        release.wait(timeout=30)  # a real compile holding the pool's only thread
+        return real_run(build)
+
+    monkeypatch.setattr(compiler, "_run", held_run)
+    try:
+        busy = compiler.submit(SAXPY.replace("+=", "-="), "cpu", "saxpy", PARAMS, NAMES)
+        again = compiler.submit(SAXPY, "cpu", "saxpy", PARAMS, NAMES)
+        assert again.done(), "a cache hit queued behind the pool's compile"
+        hit = again.result(timeout=0)
+        assert hit.ok and hit.cached and hit.library == first.library
+        assert not busy.done()
+    finally:
+        release.set()
+        compiler.close()
+    assert busy.result(timeout=120).ok and not busy.result().cached

@@ -112,6 +112,18 @@ def compiler_for(kind: Kind) -> tuple[str | None, str | None]:
     return toolchain.gxx_path(), toolchain.gxx_version()
 
 
+@dataclass(frozen=True)
+class _Build:
+    kind: Kind
+    function: str
+    full: str
+    flags: list[str]
+    context: dict
+    exe: str | None
+    key: str
+    entry_dir: Path
+
+
 # Threads for urgent builds, beside the pool's: few, so that they rarely wait, and few enough not to
 # crowd the cores the pool's compiles use.
 URGENT_JOBS = 2
@@ -146,6 +158,14 @@ class Compiler:
     ) -> CompileResult:
         """`entry` (eval/entry.py): a task's own prelude and entry point (structs, complex types, the
         kernel convention's launch); None appends the plain call."""
+        build = self._build(source, kind, function, signature_params, names, entry)
+        if build.exe is None:
+            missing = "nvcc (the CUDA toolkit)" if kind == "cuda" else "g++"
+            return CompileResult(False, kind, None, f"cannot compile: {missing} is not installed", "", 0.0, False, [], "", flags=build.flags)  # fmt: skip
+        return self._cached(build) or self._run(build)
+
+    def _build(self, source: str, kind: Kind, function: str, signature_params: str, names: list[str], entry: Entry | None) -> _Build:  # fmt: skip
+        """What a compile of this source is: the full text, flags, compiler and cache key."""
         if entry is None:
             full = source + shim(function, signature_params, names)
             flags = flags_for(kind, source)
@@ -159,32 +179,22 @@ class Compiler:
             "empty_source": not strip_comments_and_strings(source).strip(),
         }
         exe, version = compiler_for(kind)
-        if exe is None:
-            missing = "nvcc (the CUDA toolkit)" if kind == "cuda" else "g++"
-            return CompileResult(
-                False,
-                kind,
-                None,
-                f"cannot compile: {missing} is not installed",
-                "",
-                0.0,
-                False,
-                [],
-                "",
-                flags=flags,
-            )
         key_material = json.dumps(
             [kind, full, flags, version, toolchain.cpu_model() if kind != "cuda" else ""]
         )
         key = hashlib.sha256(key_material.encode()).hexdigest()
-        entry_dir = self.cache_dir / key[:2] / key
-        cached = self._load_cached(entry_dir, kind, key, flags)
-        if cached is not None:
-            if not cached.ok and cached.log:
-                # cached failures keep the compiler's log; their hints follow the current rules
-                cached.diagnostics = trim_diagnostics(cached.log, SOURCE_NAMES[kind], **context)
-            return cached
+        return _Build(kind, function, full, flags, context, exe, key, self.cache_dir / key[:2] / key)
 
+    def _cached(self, build: _Build) -> CompileResult | None:
+        cached = self._load_cached(build.entry_dir, build.kind, build.key, build.flags)
+        if cached is not None and not cached.ok and cached.log:
+            # cached failures keep the compiler's log; their hints follow the current rules
+            cached.diagnostics = trim_diagnostics(cached.log, SOURCE_NAMES[build.kind], **build.context)
+        return cached
+
+    def _run(self, build: _Build) -> CompileResult:
+        kind, function, full, flags, context, exe, key, entry_dir = (
+            build.kind, build.function, build.full, build.flags, build.context, build.exe, build.key, build.entry_dir)  # fmt: skip
         start = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="regrapht-build-") as tmp:
             src_path = Path(tmp) / SOURCE_NAMES[kind]
@@ -281,6 +291,14 @@ class Compiler:
         """Compile on the pool; an identical compile already queued or running is shared, not repeated.
         `urgent`: on a small pool of its own, ahead of everything queued (work a batch waits on)."""
         key = (source, kind, function, signature_params, tuple(names), entry)
+        # A compile already in the cache costs a file read: it is answered here, not queued behind
+        # the pool's real compiles (a cached candidate waited seconds for a slot, its device idle).
+        build = self._build(source, kind, function, signature_params, names, entry)
+        cached = self._cached(build) if build.exe is not None else None
+        if cached is not None:
+            done: Future = Future()
+            done.set_result(cached)
+            return done
         with self._lock:
             if key in self._in_flight:
                 return self._in_flight[key]
