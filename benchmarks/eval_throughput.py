@@ -163,12 +163,15 @@ def throughput(
             opened = open_evaluator(config, target, lanes=int(lanes))
         gpus_used = len(getattr(opened, "lanes", [None]))
         later: list[dict] = []
-        warmup_s = None
+        warmup_s, warmup_records = None, []
         with opened as evaluator:
             if warmup:
                 began = time.perf_counter()
-                evaluator.evaluate_many([(task, _source(task, target) + "\n// warm-up\n", target) for task in tasks])
+                warm = evaluator.evaluate_many([(task, _source(task, target) + "\n// warm-up\n", target) for task in tasks])
                 warmup_s = round(time.perf_counter() - began, 3)
+                # What the warm-up's items cost the device loop: the first plan is made from them.
+                warmup_records = [{"task": r.task_id, "status": r.status, "lane": (r.fingerprint or {}).get("lane"),
+                                   "seconds": r.seconds} for r in warm]  # fmt: skip
             measured = time.perf_counter()
             results = evaluator.evaluate_many(items)
             first_s = time.perf_counter() - (measured if warmup else start)
@@ -303,6 +306,7 @@ def throughput(
         # Which inputs the run drew: runs with the same key drew the same ones (--secret).
         "inputs_key": hashlib.sha256(secret).hexdigest()[:12] if secret else "fresh secret",
         "warmup_s": warmup_s,  # the unmeasured warm-up batch (--warmup), else None
+        "warmup_records": warmup_records,
         "batches": [{"wall_s": round(first_s, 3), "evals_per_minute_wall": round(60 * len(items) / first_s, 2),
                      "first": True}] + later,  # fmt: skip
         "steady_evals_per_minute_wall": (

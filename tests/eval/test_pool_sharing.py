@@ -16,6 +16,7 @@ import pytest
 from regrapht.eval import Evaluation, Evaluator
 from regrapht.eval.devices import lanes_for
 from regrapht.eval.lanes import LaneDied
+from regrapht.eval.plan import item_cost
 from regrapht.eval.pool import DevicePool, pool_config
 from regrapht.eval.spread import CALL_SPARE_GROUPS, LOOKAHEAD, task_groups
 from regrapht.tasks import load_task
@@ -238,3 +239,32 @@ def test_real_lanes_share_work_and_give_the_verdicts_of_one_evaluator(build_cach
     assert [r.verdict_signature() for r in spread] == [r.verdict_signature() for r in alone]
     for task in tasks:
         assert len({r.fingerprint["lane"] for r in spread if r.task_id == task.id}) == 1
+
+
+def test_an_items_cost_is_its_device_work_plus_the_pools_mean_overhead_less_its_tasks_one_time_costs():
+    # Session 17's two-GPU warm-up, in shape: each task's first item ran while every bench build loaded
+    # the host's cores, so the loop's whole seconds put saxpy (0.11 s of timed work) above
+    # histogram_u8 (1.16 s); the plan built on them left one lane 10 s behind the other.
+    first = {
+        "saxpy": {"device_loop": 3.39, "worker": 0.6, "reference": 0.9, "inputs_offer_ahead": 0.36,
+                  "judge_stage_ahead": 0.18, "bench_setup": 0.03, "inputs_copy": 0.002, "correctness": 0.05, "timing": 0.11},
+        "histogram_u8": {"device_loop": 1.99, "worker": 1.4, "reference": 0.4, "bench_setup": 0.02,
+                         "correctness": 0.02, "timing": 1.16},
+        "broken": {"device_loop": 0.001},  # a compile error: no worker ran
+    }
+    assert item_cost(first["saxpy"]) == (pytest.approx(0.192), pytest.approx(3.39 - 1.44 - 0.192))
+    assert item_cost(first["broken"]) == (pytest.approx(0.001), None)
+    pool = DevicePool(pool_config(None, 2), [TimedLane(f"l{i}", []) for i in range(2)])
+    for key, seconds in first.items():
+        pool.learn(key, seconds)
+    overhead = ((3.39 - 1.44 - 0.192) + (1.99 - 0.4 - 1.2)) / 2
+    assert pool.item_s["saxpy"] == pytest.approx(0.192 + overhead)
+    assert pool.item_s["histogram_u8"] == pytest.approx(1.2 + overhead)
+    assert pool.item_s["histogram_u8"] > pool.item_s["saxpy"]
+    assert pool.item_s["broken"] == pytest.approx(0.001)  # no worker: no overhead either
+    # A later item of saxpy, uncontended, moves its mean work and the pool's overhead for every task.
+    pool.learn("saxpy", {"device_loop": 0.5, "worker": 0.38, "bench_setup": 0.03, "correctness": 0.05, "timing": 0.11})
+    overhead = ((3.39 - 1.44 - 0.192) + (1.99 - 0.4 - 1.2) + (0.5 - 0.19)) / 3
+    assert pool.item_s["saxpy"] == pytest.approx((0.192 + 0.19) / 2 + overhead)
+    assert pool.item_counts["saxpy"] == 2
+    assert pool.item_s["histogram_u8"] == pytest.approx(1.2 + overhead)

@@ -6,7 +6,27 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["assign", "task_groups"]
+__all__ = ["assign", "item_cost", "task_groups"]
+
+# A task's costs at its first item of a lane's call, not each item's: its correctness references, its
+# inputs offered and its judge staged ahead of the worker.
+ONCE = ("reference", "inputs_offer_ahead", "judge_stage_ahead")
+# What a worker spends on the device itself, as the worker measures it.
+DEVICE_WORK = ("bench_setup", "inputs_copy", "correctness", "timing")
+
+
+def item_cost(seconds: dict[str, float]) -> tuple[float, float | None]:
+    """An item's seconds in its lane's device loop (a record's `seconds`) as (the task's own device
+    work, the loop's overhead around the worker or None where no worker ran), less the task's one-time
+    costs. A plan weighs an item as its task's work plus the pool's mean overhead: the loop's whole
+    seconds of a task's first items, measured while every bench build loads the host's cores, ran
+    1.5-11x its later items' on two H100s (session 17), where the work and the mean overhead came
+    within 15%."""
+    looped = max(0.0, seconds.get("device_loop", 0.0) - sum(seconds.get(k, 0.0) for k in ONCE))
+    if "worker" not in seconds:
+        return looped, None
+    work = min(looped, sum(seconds.get(k, 0.0) for k in DEVICE_WORK))
+    return work, looped - work
 
 
 def assign(

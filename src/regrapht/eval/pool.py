@@ -44,6 +44,7 @@ from regrapht.eval.lanes import (
     release,
     task_key,
 )
+from regrapht.eval.plan import item_cost
 from regrapht.eval.record import Evaluation
 from regrapht.eval.spread import Batch, PoolExhausted, assign, lost_record
 from regrapht.tasks import Task
@@ -95,10 +96,14 @@ class DevicePool:
         # The last batch's counters per lane (eval/spread.py): calls, items, busy_s, settle_s, idle_s.
         self.lane_stats: dict[str, Any] = {}
         self._home: dict[str, str] = {}  # task key -> its lane
-        # Per task key, the mean seconds its items spent in a lane's device loop (records' device_loop)
-        # and how many items that mean is over: later batches' plans weigh groups by it (spread.assign).
+        # Per task key, the seconds an item costs a lane's device loop (eval/plan.item_cost: the task's
+        # mean device work, plus the pool's mean overhead for each item a worker ran) and how many items
+        # it is over: later batches' plans weigh groups by it (plan.assign).
         self.item_s: dict[str, float] = {}
         self.item_counts: dict[str, int] = {}
+        self._work_s: dict[str, float] = {}  # per key, mean device work an item
+        self._worker_share: dict[str, float] = {}  # per key, the share of items a worker ran
+        self._overhead = (0.0, 0)  # the loop's overhead around a worker: sum, count
         self._keys: dict[int, tuple[Task, str]] = {}
 
     @classmethod
@@ -161,9 +166,22 @@ class DevicePool:
         for closer in closers:
             closer.join()
 
+    def learn(self, key: str, seconds: dict[str, float]) -> None:
+        """Add an item's record `seconds` (with its `device_loop`) to its task's cost."""
+        work, overhead = item_cost(seconds)
+        seen = self.item_counts.get(key, 0)
+        self._work_s[key] = (self._work_s.get(key, 0.0) * seen + work) / (seen + 1)
+        self._worker_share[key] = (self._worker_share.get(key, 0.0) * seen + (overhead is not None)) / (seen + 1)
+        self.item_counts[key] = seen + 1
+        if overhead is not None:
+            self._overhead = (self._overhead[0] + overhead, self._overhead[1] + 1)
+        mean = self._overhead[0] / self._overhead[1] if self._overhead[1] else 0.0
+        for k, w in self._work_s.items():  # the overhead's mean moved: every task's cost with it
+            self.item_s[k] = w + self._worker_share[k] * mean
+
     def item_seconds(self, task: Task) -> tuple[float, int] | None:
-        """The mean seconds the task's items spent in a lane's device loop, and over how many items;
-        None before any came back."""
+        """The seconds an item of the task costs a lane's device loop (`learn`), and over how many
+        items; None before any came back."""
         key = self._key(task)
         return (self.item_s[key], self.item_counts[key]) if key in self.item_s else None
 

@@ -17,8 +17,9 @@ sharing between lanes, and what happens to a lane's work when it dies.
   of a running call, so every guarantee above holds wherever it runs; the task's home moves with
   it, to the lane that now holds its bench data. Verdicts do not depend on where a group runs
   (every lane has the pool's secret).
-- **Plans** (eval/plan.py) weigh a task by the seconds its items spent in a lane's device loop in
-  earlier batches (`DevicePool.item_s`), by count before any was measured.
+- **Plans** (eval/plan.py) weigh a task by what its items cost a lane's device loop in earlier
+  batches (`DevicePool.item_s`: its device work plus the loop's mean overhead), by count before any
+  was measured.
 - **Deaths.** What a dead lane was running is run again one candidate at a time, and what was
   queued for it goes to the other lanes; a candidate that brings down `give_up_after` lanes while
   running alone gets a runtime_error record that says so.
@@ -376,18 +377,12 @@ class Batch:
     def _learn(self, key: str, record: Evaluation) -> None:
         """What a record says of its task's costs: its bench build's seconds (for taking groups in
         this batch), and its seconds in its lane's device loop (for the plans of later batches: the
-        pool keeps a mean per task, `DevicePool.item_s`)."""
+        pool keeps a cost per task, `DevicePool.learn`)."""
         built = record.seconds.get("bench_build")
         if built:
             self.build_s[key] = max(built, self.build_s.get(key, 0.0))
-        looped = record.seconds.get("device_loop")
-        if looped is not None:
-            # Less the task's correctness references, made once for its first item: a plan weighs
-            # what every item costs.
-            looped = max(0.0, looped - record.seconds.get("reference", 0.0))
-            seen = self.pool.item_counts.get(key, 0)
-            self.pool.item_s[key] = (self.pool.item_s.get(key, 0.0) * seen + looped) / (seen + 1)
-            self.pool.item_counts[key] = seen + 1
+        if record.seconds.get("device_loop") is not None:
+            self.pool.learn(key, record.seconds)
 
     def _pays(self, thief: Lane, victim: str, through: list[list[int]]) -> bool:
         """Whether the thief would finish the last of `through` (the victim's queue up to that group)
