@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from regrapht.eval import Evaluation, Evaluator
+from regrapht.eval import Evaluation, Evaluator, spread
 from regrapht.eval.devices import lanes_for
 from regrapht.eval.lanes import LaneDied
 from regrapht.eval.plan import item_cost
@@ -121,17 +121,45 @@ def test_an_idle_lane_takes_the_last_group_of_a_busy_one():
     assert [r.fingerprint["lane"] for r in again] == ["l1", "l0"]
 
 
-def test_a_group_is_not_taken_where_building_its_data_again_would_end_later():
+def test_a_group_is_not_taken_where_building_its_data_again_would_end_later(monkeypatch):
     # l0 runs t0 (slow), then t2 and t4 (quick); l1's quick tasks end first. Records say a bench build
     # takes 5 s: l1 would finish t4 long after l0 does, so it leaves it (session 16: a lane that took
     # a group built ahead elsewhere waited 7.3 s to build it again).
     tasks = [FakeTask(f"t{i}", 0.3 if i == 0 else 0.02, build=5.0) for i in range(6)]
     log: list = []
+    monkeypatch.setattr(spread, "LOOKAHEAD", 0)  # nothing built ahead: a take must build
     pool = DevicePool(pool_config(None, 2), [TimedLane(f"l{i}", log) for i in range(2)])
     pool.evaluate_many(_batch(tasks))
     assert pool.taken == []
     where = {ids[0]: lane for kind, lane, ids in log if kind == "call"}
     assert [where[f"t{i}"] for i in (0, 2, 4)] == ["l0", "l0", "l0"]
+
+
+def test_a_lane_with_a_short_queue_builds_ahead_the_group_it_would_take_and_then_takes_it():
+    # The same batch with builds ahead: once l1's own queue is short it is sent t4's build (the last
+    # group of l0's queue), so taking t4 costs it no build, and it does (session 17: two takes on two
+    # H100s each waited 4.7-4.9 s for a build).
+    tasks = [FakeTask(f"t{i}", 0.3 if i == 0 else 0.02, build=5.0) for i in range(6)]
+    log: list = []
+    pool = DevicePool(pool_config(None, 2), [TimedLane(f"l{i}", log) for i in range(2)])
+    pool.evaluate_many(_batch(tasks))
+    assert ("prefetch", "l1", ["t4"]) in log
+    assert log.index(("prefetch", "l1", ["t4"])) < log.index(("call", "l1", ["t4", "t4"]))
+    assert ("l1", "l0", "t4") in pool.taken
+    assert ("release", "l0", ["t4"]) in log and ("release", "l1", ["t4"]) not in log
+
+
+def test_data_built_ahead_for_a_group_the_lane_did_not_take_is_released_at_the_batchs_end():
+    # l1 is sent t4's build while l0 still runs t0, but l0 reaches t4 itself: l1 drops its copy.
+    seconds = {0: 0.05, 1: 0.01, 2: 0.005, 3: 0.3, 4: 0.005, 5: 0.3}
+    tasks = [FakeTask(f"t{i}", seconds[i]) for i in range(6)]
+    log: list = []
+    pool = DevicePool(pool_config(None, 2), [TimedLane(f"l{i}", log) for i in range(2)])
+    pool.evaluate_many(_batch(tasks))
+    where = {ids[0]: lane for kind, lane, ids in log if kind == "call"}
+    assert ("prefetch", "l1", ["t4"]) in log and where["t4"] == "l0"
+    released = log.index(("release", "l1", ["t4"]))
+    assert released < log.index(("close_batch", "l1", []))
 
 
 class DiesAfterReturning(TimedLane):
