@@ -70,7 +70,8 @@ def test_cli_exits_1_and_names_the_problem(tmp_path) -> None:
 
     path = tmp_path / "saxpy.jsonl"
     path.write_text(line("saxpy", ("paralelize", GOOD)) + "\n")
-    r = CliRunner().invoke(app, ["graph", "check", "--target", "cpu", "--all", str(path)])
+    # Wide enough for the tmp path: rich wraps (and elides) lines at the terminal width.
+    r = CliRunner().invoke(app, ["graph", "check", "--target", "cpu", "--all", str(path)], env={"COLUMNS": "300"})
     assert r.exit_code == 1, r.output
     assert "step 0: method: 'paralelize' is no canonical cpu method" in r.output
     assert "1 trajectories, 1 steps: 1 compiled" in r.output

@@ -1,151 +1,243 @@
 // steps: parallelize, algorithmic_change, atomic_privatization, thread_coarsening, shared_memory_tiling, warp_aggregated_atomics, work_efficient_scan, warp_shuffle_reduction, memory_coalescing, loop_unrolling, read_only_cache
-// Single-sweep LSD radix sort ("onesweep"): the pairs cross DRAM once per digit pass, with no
-// separate count pass per digit.
-// (1) One kernel reads the keys once and counts every pass's digits (shared histograms, then one
-//     global atomic per nonzero bin and block).
-// (2) One kernel per pass. Each block takes the next tile id from an atomic counter, so tiles
-//     start in order. Every warp ranks its contiguous slice of the tile by digit (peers found by one
-//     ballot per digit bit, a warp-private counter per digit, bumped once per peer group by its lowest lane), in
-//     input order, so the rank is stable. The tile publishes its digit counts at once, then, per
-//     digit, walks back over earlier tiles' published words (decoupled look-back: flag and count
-//     in one word) until it meets an inclusive prefix, and publishes its own. Meanwhile the tile is
-//     sorted by digit in shared memory, and goes out with consecutive threads on consecutive slots
-//     of each digit's run (the run's global start: the digit's bin start from (1), plus the
-//     look-back's count of that digit in earlier tiles).
-// Passes ping-pong between a scratch pair and the output, ending in the output.
-// A call launches five kernels and nothing else: the control area is zeroed only when it is
-// allocated, and it cleans up after itself. Each look-back word carries the call's epoch, so words
-// left by earlier calls never count (the area is zeroed again when the epoch wraps); the last tile
-// of a pass puts its tile counter back to zero; the digit counts alternate between two buffers,
-// and each call's (1) zeroes the one the next call will fill.
+// hybrid MSD radix sort, variant p5
+#define HB_BITS 9
+#define K3_THREADS 1024
+#define K3_ITEMS 18
+#define K3_MINBLOCKS 1
+#define K2_MATCH 0
+#define K3_MATCH 0
+#define HB_PDL 1
+// Hybrid MSD radix sort of (uint32 key, int32 value) pairs.
+// (1) histogram of the top HB_BITS bits + bucket starts (last-block-done scan)
+// (2) one stable onesweep scatter pass by the top HB_BITS bits (into scratch)
+// (3) one CTA per bucket sorts the remaining bits on chip (LSD, warp-level ranking), writes out
+// Buckets over the on-chip capacity are sorted by the same CTA through global memory (slow path).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 
-constexpr int kBits = 8;  // digit width
-constexpr int kPasses = 4;  // kBits * kPasses >= 32
-constexpr int kThreads = 512;
-constexpr int kItems = 12;  // keys per thread: a tile of 6144 pairs
-constexpr int kMinBlocks = 2;  // two blocks (1024 threads) an SM: 64 registers, no spills
-constexpr int kRadix = 1 << kBits;
-constexpr unsigned int kDigitMask = kRadix - 1;
-constexpr int kWarps = kThreads / 32;
-constexpr int kTile = kThreads * kItems;
-constexpr int kWarpTile = 32 * kItems;
-constexpr int kDigitLoops = (kRadix + kThreads - 1) / kThreads;  // digits a thread owns in per-digit steps
-constexpr int kScanPer = kRadix >= kThreads ? kRadix / kThreads : 1;  // consecutive digits a thread scans
-static_assert(kBits * kPasses >= 32, "the passes cover the key");
-static_assert(kRadix < kThreads || kRadix % kThreads == 0, "the digit scan splits digits evenly");
-static_assert(kTile < 65536, "per-warp digit offsets are 16-bit");
-static_assert(kDigitLoops <= 32, "pending digits are a 32-bit mask");
+#ifndef HB_BITS
+#define HB_BITS 10
+#endif
+#ifndef K2_THREADS
+#define K2_THREADS 512
+#endif
+#ifndef K2_ITEMS
+#define K2_ITEMS 12
+#endif
+#ifndef K2_MINBLOCKS
+#define K2_MINBLOCKS 2
+#endif
+#ifndef K3_THREADS
+#define K3_THREADS 512
+#endif
+#ifndef K3_ITEMS
+#define K3_ITEMS 18
+#endif
+#ifndef K3_MINBLOCKS
+#define K3_MINBLOCKS 2
+#endif
+#ifndef VALS_SMEM
+#define VALS_SMEM 1
+#endif
+#ifndef HB_PDL
+#define HB_PDL 0  // 1: programmatic dependent launch (each kernel starts while the one before ends)
+#endif
+#ifndef K2_MATCH
+#define K2_MATCH 0  // 1: __match_any_sync finds a lane's digit peers; 0: one ballot per digit bit
+#endif
+#ifndef K3_MATCH
+#define K3_MATCH 1
+#endif
 
-constexpr int kHistThreads = 512;
-constexpr int kHistUnroll = 8;
-constexpr int kHistBlocksPerSm = 2;  // each block adds kPasses * kRadix global atomics at its end
+#ifdef HB_BENCH
+cudaEvent_t* g_prof_events = nullptr;  // bench hook: when set, events recorded between kernels
+#define HAS_PROFILE 1
+#endif
 
-// Look-back words: two flag bits, the call's epoch, a count. 32-bit words hold counts below 2^24
-// (6 epoch bits: the area is zeroed every 63 calls); longer inputs take 64-bit words (30 epoch bits).
-template <typename Word>
-struct Status {
-    static constexpr int kCountBits = sizeof(Word) == 4 ? 24 : 32;
-    static constexpr int kEpochBits = 8 * static_cast<int>(sizeof(Word)) - 2 - kCountBits;
-    static constexpr Word kAggregate = Word(1) << (8 * sizeof(Word) - 2);  // the tile's own count
-    static constexpr Word kPrefix = Word(2) << (8 * sizeof(Word) - 2);  // count over tiles up to it
-    static constexpr Word kCount = (Word(1) << kCountBits) - 1;
-    static constexpr Word kEpoch = kAggregate - 1 - kCount;  // the epoch's bits, in place
-    static constexpr unsigned long long kEpochs = 1ull << kEpochBits;  // epoch 0: zeroed, never a call's
-};
-static_assert(Status<unsigned int>::kEpochBits == 6 && Status<unsigned long long>::kEpochBits == 30, "word layout");
+namespace hb {
 
-__global__ void __launch_bounds__(kHistThreads)
-    digit_histograms(int n, const unsigned int* __restrict__ keys, unsigned int* __restrict__ hist,
-                     unsigned int* __restrict__ next_hist) {
-    __shared__ unsigned int counts[kPasses * kRadix];
-    for (int j = threadIdx.x; j < kPasses * kRadix; j += kHistThreads) {
-        counts[j] = 0;
-        if (blockIdx.x == 0) next_hist[j] = 0;  // the last call's passes, which read it, are done
-    }
-    __syncthreads();
-    const long long stride = static_cast<long long>(gridDim.x) * kHistThreads;
-    for (long long base = static_cast<long long>(blockIdx.x) * kHistThreads + threadIdx.x; base < n;
-         base += stride * kHistUnroll) {
-        unsigned int key[kHistUnroll];
+constexpr unsigned int kFull = 0xffffffffu;
+constexpr int kB = HB_BITS;
+constexpr int kBuckets = 1 << kB;
+constexpr int kTopShift = 32 - kB;
+
+// ---------------------------------------------------------------- warp ranking
+// The lanes of the warp whose digit equals this lane's (digits of NB bits; padding items carry the
+// digit 1 << (NB - 1), one past the real ones, so they group apart without a separate in-range vote).
+template <int NB, bool MATCH>
+__device__ __forceinline__ unsigned int peers_of(unsigned int digit) {
+    if (MATCH) return __match_any_sync(kFull, digit);
+    unsigned int peers = kFull;
 #pragma unroll
-        for (int u = 0; u < kHistUnroll; ++u) {
-            const long long i = base + u * stride;
-            key[u] = i < n ? __ldg(keys + i) : 0u;
-        }
-#pragma unroll
-        for (int u = 0; u < kHistUnroll; ++u) {
-            if (base + u * stride < n) {
-#pragma unroll
-                for (int p = 0; p < kPasses; ++p) atomicAdd(&counts[p * kRadix + ((key[u] >> (p * kBits)) & kDigitMask)], 1u);
-            }
-        }
-    }
-    __syncthreads();
-    for (int j = threadIdx.x; j < kPasses * kRadix; j += kHistThreads) {
-        const unsigned int c = counts[j];
-        if (c != 0) atomicAdd(&hist[j], c);
-    }
-}
-
-// The lanes of the warp holding this lane's digit (or, for a lane past the end, the other lanes past
-// the end): one ballot per digit bit, each keeping the lanes that agree on that bit.
-__device__ __forceinline__ unsigned int digit_peers(unsigned int digit, bool ok) {
-    const unsigned int in_range = __ballot_sync(0xffffffffu, ok);
-    unsigned int peers = ok ? in_range : ~in_range;
-#pragma unroll
-    for (int b = 0; b < kBits; ++b) {
+    for (int b = 0; b < NB; ++b) {
         const bool bit = (digit >> b) & 1u;
-        const unsigned int votes = __ballot_sync(0xffffffffu, bit);
+        const unsigned int votes = __ballot_sync(kFull, bit);
         peers &= bit ? votes : ~votes;
     }
     return peers;
 }
 
-// Dynamic shared memory of one pass block (over the 48 KiB static limit).
+// Programmatic dependent launch: a kernel lets the next one in the stream start (launch_dependents)
+// and waits for the previous one's completion and memory (wait) only where it needs its results.
+// Both are no-ops for a kernel launched without the attribute.
+__device__ __forceinline__ void pdl_allow_next() {
+#if HB_PDL
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_wait_prev() {
+#if HB_PDL
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// ---------------------------------------------------------------- K1: bucket histogram + starts
+constexpr int kHistThreads = 512;
+constexpr int kHistUnroll = 4;  // 16-byte loads a thread has in flight
+
+__global__ void __launch_bounds__(kHistThreads)
+    bucket_histogram(int n, const unsigned int* __restrict__ keys, unsigned int* hist, unsigned int* bucket_start,
+                     unsigned int* done_counter) {
+    __shared__ unsigned int counts[kBuckets];
+    __shared__ unsigned int wsum[kHistThreads / 32];
+    __shared__ bool last;
+    pdl_allow_next();
+    for (int j = threadIdx.x; j < kBuckets; j += kHistThreads) counts[j] = 0;
+    __syncthreads();
+    // 16-byte loads where the keys are 16-byte aligned (cudaMalloc'd), then the tail one at a time
+    const bool aligned = (reinterpret_cast<unsigned long long>(keys) & 15) == 0;
+    const int n4 = aligned ? n / 4 : 0;
+    const uint4* keys4 = reinterpret_cast<const uint4*>(keys);
+    const int stride = gridDim.x * kHistThreads;
+    for (int base = blockIdx.x * kHistThreads + threadIdx.x; base < n4; base += stride * kHistUnroll) {
+        uint4 q[kHistUnroll];
+#pragma unroll
+        for (int u = 0; u < kHistUnroll; ++u) {
+            const int i = base + u * stride;
+            q[u] = i < n4 ? __ldg(keys4 + i) : make_uint4(0u, 0u, 0u, 0u);
+        }
+#pragma unroll
+        for (int u = 0; u < kHistUnroll; ++u) {
+            if (base + u * stride < n4) {
+                atomicAdd(&counts[q[u].x >> kTopShift], 1u);
+                atomicAdd(&counts[q[u].y >> kTopShift], 1u);
+                atomicAdd(&counts[q[u].z >> kTopShift], 1u);
+                atomicAdd(&counts[q[u].w >> kTopShift], 1u);
+            }
+        }
+    }
+    for (int i = 4 * n4 + blockIdx.x * kHistThreads + threadIdx.x; i < n; i += stride)
+        atomicAdd(&counts[__ldg(keys + i) >> kTopShift], 1u);
+    __syncthreads();
+    for (int j = threadIdx.x; j < kBuckets; j += kHistThreads) {
+        const unsigned int c = counts[j];
+        if (c != 0) atomicAdd(&hist[j], c);
+    }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(done_counter, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    // the last block: exclusive scan of the bucket counts, then zero them for the next call
+    constexpr int kPer = (kBuckets + kHistThreads - 1) / kHistThreads;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    unsigned int c[kPer], sum = 0;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int d = tid * kPer + j;
+        c[j] = d < kBuckets ? __ldcg(hist + d) : 0u;
+        sum += c[j];
+    }
+    unsigned int inc = sum;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned int up = __shfl_up_sync(kFull, inc, o);
+        if (lane >= o) inc += up;
+    }
+    if (lane == 31) wsum[warp] = inc;
+    __syncthreads();
+    unsigned int ex = inc - sum;
+    for (int w = 0; w < warp; ++w) ex += wsum[w];
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+        const int d = tid * kPer + j;
+        if (d < kBuckets) {
+            bucket_start[d] = ex;
+            ex += c[j];
+            hist[d] = 0;
+        }
+    }
+    if (tid == 0) {
+        bucket_start[kBuckets] = static_cast<unsigned int>(n);
+        *done_counter = 0;
+    }
+}
+
+// ---------------------------------------------------------------- K2: onesweep scatter by top bits
+constexpr int kThreads = K2_THREADS;
+constexpr int kItems = K2_ITEMS;
+constexpr int kRadix = kBuckets;
+constexpr int kWarps = kThreads / 32;
+constexpr int kTile = kThreads * kItems;
+constexpr int kWarpTile = 32 * kItems;
+constexpr int kDigitLoops = (kRadix + kThreads - 1) / kThreads;
+constexpr int kScanPer = kRadix >= kThreads ? kRadix / kThreads : 1;
+static_assert(kRadix < kThreads || kRadix % kThreads == 0, "scan split");
+static_assert(kTile < 65536, "16-bit offsets");
+
+template <typename Word>
+struct Status {
+    static constexpr int kCountBits = sizeof(Word) == 4 ? 24 : 32;
+    static constexpr int kEpochBits = 8 * static_cast<int>(sizeof(Word)) - 2 - kCountBits;
+    static constexpr Word kAggregate = Word(1) << (8 * sizeof(Word) - 2);
+    static constexpr Word kPrefix = Word(2) << (8 * sizeof(Word) - 2);
+    static constexpr Word kCount = (Word(1) << kCountBits) - 1;
+    static constexpr Word kEpoch = kAggregate - 1 - kCount;
+    static constexpr unsigned long long kEpochs = 1ull << kEpochBits;
+};
+
 struct PassShared {
-    unsigned int staged_keys[kTile];  // the tile sorted by digit
+    unsigned int staged_keys[kTile];
     int staged_vals[kTile];
-    unsigned int digit_total[kRadix];  // the tile's count of each digit
-    unsigned int digit_local[kRadix];  // the digit's first slot in the sorted tile
-    unsigned int digit_offset[kRadix];  // bin start, then (global slot - local slot) of the digit's run
-    unsigned short warp_count[kWarps][kRadix];  // a warp's count of a digit, then its first rank in the tile's run
+    unsigned int digit_total[kRadix];
+    unsigned int digit_local[kRadix];
+    unsigned int digit_offset[kRadix];
+    unsigned short warp_count[kWarps][kRadix + 2];  // column kRadix: padding items (never read)
 };
 
 template <typename Word>
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
-    onesweep_pass(int n, int shift, const unsigned int* __restrict__ keys_in, const int* __restrict__ vals_in,
-                  unsigned int* __restrict__ keys_out, int* __restrict__ vals_out,
-                  const unsigned int* __restrict__ bin_count, unsigned int* tile_counter, Word epoch, Word* status) {
+__global__ void __launch_bounds__(kThreads, K2_MINBLOCKS)
+    scatter_pass(int n, const unsigned int* __restrict__ keys_in, const int* __restrict__ vals_in,
+                 unsigned int* __restrict__ keys_out, int* __restrict__ vals_out,
+                 const unsigned int* __restrict__ bucket_start, unsigned int* tile_counter, Word epoch, Word* status) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     PassShared& sh = *reinterpret_cast<PassShared*>(shared_bytes);
     __shared__ int tile_id;
-    __shared__ unsigned int scan_sums[kWarps][2];
+    __shared__ unsigned int scan_sums[kWarps];
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     if (tid == 0) {
-        tile_id = static_cast<int>(atomicAdd(tile_counter, 1u));  // in start order: look-back cannot wait on an unstarted tile
-        // the last id drawn: every block has drawn, so the counter is ready for the next launch
+        pdl_allow_next();
+        tile_id = static_cast<int>(atomicAdd(tile_counter, 1u));
         if (tile_id == static_cast<int>(gridDim.x) - 1) *tile_counter = 0;
     }
     unsigned int* counters = reinterpret_cast<unsigned int*>(&sh.warp_count[0][0]);
-    for (int j = tid; j < kWarps * kRadix / 2; j += kThreads) counters[j] = 0;
+    for (int j = tid; j < kWarps * (kRadix + 2) / 2; j += kThreads) counters[j] = 0;
     __syncthreads();
     const int tile = tile_id;
     const long long tile_base = static_cast<long long>(tile) * kTile;
     const int valid = static_cast<int>(min(static_cast<long long>(kTile), n - tile_base));
 
-    // load a warp's contiguous slice (coalesced) and rank each key among the slice's equal digits
     const unsigned int lanes_below = (1u << lane) - 1u;
     const long long slice = tile_base + warp * kWarpTile;
-    // item it of this lane is in range when it * 32 < room (32-bit compares, one pointer a lane)
     const int room = static_cast<int>(max(-1LL, min(static_cast<long long>(kWarpTile), n - slice - lane)));
     const unsigned int* lane_keys = keys_in + (slice + lane);
     const int* lane_vals = vals_in + (slice + lane);
     unsigned int key[kItems];
-    unsigned int rank_pairs[(kItems + 1) / 2];  // two 16-bit ranks a register: the arrays fit without spills
+    unsigned int rank_pairs[(kItems + 1) / 2];
     int val[kItems];
 #pragma unroll
     for (int it = 0; it < kItems; ++it) {
@@ -156,26 +248,20 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 #pragma unroll
     for (int it = 0; it < kItems; ++it) {
         const bool ok = it * 32 < room;
-        const unsigned int digit = ok ? (key[it] >> shift) & kDigitMask : kRadix;  // kRadix: padding, never counted
-        const unsigned int peers = digit_peers(digit, ok);
-        const int leader = __ffs(peers) - 1;
-        unsigned int before = 0;
-        if (ok && lane == leader) {
-            before = sh.warp_count[warp][digit];
-            sh.warp_count[warp][digit] = static_cast<unsigned short>(before + __popc(peers));
-        }
-        before = __shfl_sync(0xffffffffu, before, leader);
-        const unsigned int rank = before + __popc(peers & lanes_below);
+        const unsigned int digit = ok ? key[it] >> kTopShift : kRadix;
+        const unsigned int peers = peers_of<kB + 1, K2_MATCH != 0>(digit);
+        // every lane of a group reads the count, the group's highest lane writes it back bumped
+        const unsigned int rank = sh.warp_count[warp][digit] + __popc(peers & lanes_below);
+        if ((peers >> lane) == 1u) sh.warp_count[warp][digit] = static_cast<unsigned short>(rank + 1);
         if (it % 2 == 0) {
             rank_pairs[it / 2] = rank;
         } else {
             rank_pairs[it / 2] |= rank << 16;
         }
-        __syncwarp();  // the count written here is read by the next group's leader, maybe another lane
+        __syncwarp();
     }
     __syncthreads();
 
-    // per digit: the warps' counts become exclusive prefixes, and the tile's count is published
 #pragma unroll
     for (int j = 0; j < kDigitLoops; ++j) {
         const int d = tid + j * kThreads;
@@ -194,56 +280,38 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     }
     __syncthreads();
 
-    // exclusive scans over the digits, two at once: the tile's counts (each digit's first slot in the
-    // sorted tile) and the whole input's counts (each digit's first slot in the output)
     {
         const int d0 = tid * kScanPer;
-        unsigned int a[kScanPer], b[kScanPer], sum_a = 0, sum_b = 0;
+        unsigned int a[kScanPer], sum_a = 0;
 #pragma unroll
         for (int j = 0; j < kScanPer; ++j) {
-            const bool in = d0 + j < kRadix;
-            a[j] = in ? sh.digit_total[d0 + j] : 0u;
-            b[j] = in ? __ldg(bin_count + d0 + j) : 0u;
+            a[j] = d0 + j < kRadix ? sh.digit_total[d0 + j] : 0u;
             sum_a += a[j];
-            sum_b += b[j];
         }
-        unsigned int inc_a = sum_a, inc_b = sum_b;
+        unsigned int inc_a = sum_a;
 #pragma unroll
         for (int o = 1; o < 32; o <<= 1) {
-            const unsigned int up_a = __shfl_up_sync(0xffffffffu, inc_a, o);
-            const unsigned int up_b = __shfl_up_sync(0xffffffffu, inc_b, o);
-            if (lane >= o) {
-                inc_a += up_a;
-                inc_b += up_b;
-            }
+            const unsigned int up_a = __shfl_up_sync(kFull, inc_a, o);
+            if (lane >= o) inc_a += up_a;
         }
-        if (lane == 31) {
-            scan_sums[warp][0] = inc_a;
-            scan_sums[warp][1] = inc_b;
-        }
+        if (lane == 31) scan_sums[warp] = inc_a;
         __syncthreads();
-        unsigned int ex_a = inc_a - sum_a, ex_b = inc_b - sum_b;
-        for (int w = 0; w < warp; ++w) {
-            ex_a += scan_sums[w][0];
-            ex_b += scan_sums[w][1];
-        }
+        unsigned int ex_a = inc_a - sum_a;
+        for (int w = 0; w < warp; ++w) ex_a += scan_sums[w];
 #pragma unroll
         for (int j = 0; j < kScanPer; ++j) {
             if (d0 + j < kRadix) {
                 sh.digit_local[d0 + j] = ex_a;
-                sh.digit_offset[d0 + j] = ex_b;
                 ex_a += a[j];
-                ex_b += b[j];
             }
         }
     }
     __syncthreads();
 
-    // the tile sorted by digit in shared memory (stable: warp slices in order, ranks in input order)
 #pragma unroll
     for (int it = 0; it < kItems; ++it) {
         if (it * 32 < room) {
-            const unsigned int digit = (key[it] >> shift) & kDigitMask;
+            const unsigned int digit = key[it] >> kTopShift;
             const unsigned int rank = (rank_pairs[it / 2] >> (16 * (it % 2))) & 0xFFFFu;
             const unsigned int local = sh.digit_local[digit] + sh.warp_count[warp][digit] + rank;
             sh.staged_keys[local] = key[it];
@@ -251,7 +319,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
         }
     }
 
-    // decoupled look-back, all of a thread's digits a tile at a time (their loads in flight together)
     {
         unsigned int before[kDigitLoops];
         unsigned int pending = 0;
@@ -260,7 +327,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
             before[j] = 0;
             if (tile > 0 && tid + j * kThreads < kRadix) pending |= 1u << j;
         }
-        // a walk ends at the latest at tile 0, which publishes a prefix from the start
         for (int look = tile - 1; pending != 0; --look) {
             const volatile Word* row = status + static_cast<long long>(look) * kRadix + tid;
             unsigned int waiting = pending;
@@ -269,7 +335,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
                 for (int j = 0; j < kDigitLoops; ++j) {
                     if (waiting & (1u << j)) {
                         const Word word = row[j * kThreads];
-                        // a word of an earlier call (another epoch) is as good as unpublished
                         if ((word & Status<Word>::kEpoch) == epoch && (word & (Status<Word>::kAggregate | Status<Word>::kPrefix))) {
                             before[j] += static_cast<unsigned int>(word & Status<Word>::kCount);
                             waiting &= ~(1u << j);
@@ -279,6 +344,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
                 }
             }
         }
+        pdl_wait_prev();  // the bucket starts come from the histogram kernel
 #pragma unroll
         for (int j = 0; j < kDigitLoops; ++j) {
             const int d = tid + j * kThreads;
@@ -287,64 +353,386 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
                     const Word word = Status<Word>::kPrefix | epoch | static_cast<Word>(before[j] + sh.digit_total[d]);
                     *reinterpret_cast<volatile Word*>(status + static_cast<long long>(tile) * kRadix + d) = word;
                 }
-                // unsigned wrap-around: global slot = offset + local slot, for every slot of the run
-                sh.digit_offset[d] = sh.digit_offset[d] + before[j] - sh.digit_local[d];
+                sh.digit_offset[d] = __ldcg(bucket_start + d) + before[j] - sh.digit_local[d];
             }
         }
     }
     __syncthreads();
 
-    // out along each digit's run: consecutive threads on consecutive slots
 #pragma unroll
     for (int it = 0; it < kItems; ++it) {
         const int local = it * kThreads + tid;
         if (local < valid) {
             const unsigned int k = sh.staged_keys[local];
-            const unsigned int pos = sh.digit_offset[(k >> shift) & kDigitMask] + static_cast<unsigned int>(local);
+            const unsigned int pos = sh.digit_offset[k >> kTopShift] + static_cast<unsigned int>(local);
             keys_out[pos] = k;
             vals_out[pos] = sh.staged_vals[local];
         }
     }
 }
 
-// Scratch kept across calls, grown when n grows: the ping-pong pairs, and one control block (two
-// digit-count buffers, per-pass tile counters, per-pass look-back words) zeroed when allocated,
-// when the epoch wraps and when the look-back word width changes.
-// The static workspace (and the cached SM count and attribute flags) belongs to one device per
-// process: the harness runs on a single device; a process that switches devices would need one
-// Scratch per device.
+// ---------------------------------------------------------------- K3: per-bucket on-chip sort
+constexpr int kT3 = K3_THREADS;
+constexpr int kI3 = K3_ITEMS;
+constexpr int kW3 = kT3 / 32;
+constexpr int kCap = kT3 * kI3;  // on-chip capacity of a bucket
+constexpr int kWT3 = 32 * kI3;   // a warp's slice
+constexpr int kRem = 32 - kB;    // bits left to sort in a bucket
+constexpr int kLP = (kRem + 7) / 8;
+static_assert(kLP == 3, "three local passes");
+static_assert(kCap < 65536, "16-bit positions");
+__host__ __device__ constexpr int lp_bits(int p) { return kRem / kLP + (p < kRem % kLP ? 1 : 0); }
+__host__ __device__ constexpr int lp_shift(int p) { return p == 0 ? 0 : lp_shift(p - 1) + lp_bits(p - 1); }
+static_assert(lp_shift(kLP) == kRem, "passes cover the rest");
+
+constexpr int kWC = 258;  // 256 digits, a padding column, one more for word alignment
+
+struct LocalShared {
+    unsigned int k[kCap];
+    int v[kCap];
+#if VALS_SMEM
+    unsigned short ix[kCap];  // a slot's original position in the bucket
+#endif
+    unsigned short wc[kW3][kWC];  // per warp and digit: count, then the digit run's first slot for the warp
+    unsigned int dstart[256];
+    unsigned int dtotal[256];
+    unsigned int run[256];
+    unsigned int wsum[8];
+};
+
+// Stable rank of a chunk (warp slices in order, item it of a lane at it*32+lane of its slice) by
+// digit (key >> SHIFT) & mask. Leaves each item's chunk position (16-bit pairs) in pos, and the chunk's
+// digit starts / totals in sh.dstart / sh.dtotal. wroom: the warp's valid items (uniform), room: lane's.
+template <int SHIFT, int BITS, typename Emit>
+__device__ __forceinline__ void rank_chunk(const unsigned int (&key)[kI3], int room, int wroom, LocalShared& sh, Emit&& emit) {
+    constexpr int R = 1 << BITS;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const unsigned int lanes_below = (1u << lane) - 1u;
+    {
+        unsigned int* z = reinterpret_cast<unsigned int*>(&sh.wc[0][0]);
+        for (int j = tid; j < kW3 * kWC / 2; j += kT3) z[j] = 0;
+    }
+    __syncthreads();
+    unsigned int rk[(kI3 + 1) / 2];
+#pragma unroll
+    for (int it = 0; it < kI3; ++it) {
+        unsigned int rank = 0;
+        if (it * 32 < wroom) {
+            unsigned int digit;
+            asm("bfe.u32 %0, %1, %2, %3;" : "=r"(digit) : "r"(key[it]), "n"(SHIFT), "n"(BITS));
+            if (it * 32 >= room) digit = R;  // padding
+            const unsigned int peers = peers_of<BITS + 1, K3_MATCH != 0>(digit);
+            rank = sh.wc[warp][digit] + __popc(peers & lanes_below);
+            if ((peers >> lane) == 1u) sh.wc[warp][digit] = static_cast<unsigned short>(rank + 1);
+            __syncwarp();
+        }
+        if (it % 2 == 0) {
+            rk[it / 2] = rank;
+        } else {
+            rk[it / 2] |= rank << 16;
+        }
+    }
+    __syncthreads();
+    // digit totals, their exclusive scan, then each warp's first slot in each digit's run
+    unsigned int total = 0, inc = 0;
+    if (tid < R) {
+#pragma unroll
+        for (int w = 0; w < kW3; ++w) total += sh.wc[w][tid];
+        inc = total;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const unsigned int up = __shfl_up_sync(kFull, inc, o);
+            if (lane >= o) inc += up;
+        }
+        if (lane == 31) sh.wsum[warp] = inc;
+    }
+    __syncthreads();
+    if (tid < R) {
+        unsigned int running = inc - total;
+        for (int w = 0; w < warp; ++w) running += sh.wsum[w];
+        sh.dstart[tid] = running;
+        sh.dtotal[tid] = total;
+#pragma unroll
+        for (int w = 0; w < kW3; ++w) {
+            const unsigned int c = sh.wc[w][tid];
+            sh.wc[w][tid] = static_cast<unsigned short>(running);
+            running += c;
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int it = 0; it < kI3; ++it) {
+        if (it * 32 < room) {
+            unsigned int digit;  // extracted again (opaque): keeping the rank loop's digits live costs kI3 registers
+            asm volatile("bfe.u32 %0, %1, %2, %3;" : "=r"(digit) : "r"(key[it]), "n"(SHIFT), "n"(BITS));
+            const unsigned int r = (rk[it / 2] >> (16 * (it % 2))) & 0xFFFFu;
+            emit(it, digit, sh.wc[warp][digit] + r);
+        }
+    }
+}
+
+__device__ __forceinline__ unsigned int pos_of(const unsigned int (&pos)[(kI3 + 1) / 2], int it) {
+    return (pos[it / 2] >> (16 * (it % 2))) & 0xFFFFu;
+}
+
+// one on-chip LSD pass: rank, move to the new slots through shared memory, read back in slice order
+template <int SHIFT, int BITS, bool LAST>
+__device__ __forceinline__ void local_pass(unsigned int (&key)[kI3], int (&val)[kI3], int room, int wroom, LocalShared& sh) {
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    rank_chunk<SHIFT, BITS>(key, room, wroom, sh, [&](int it, unsigned int, unsigned int p) {
+        sh.k[p] = key[it];
+        sh.v[p] = val[it];
+    });
+    __syncthreads();
+    if (!LAST) {
+        const int base = warp * kWT3 + lane;
+#pragma unroll
+        for (int it = 0; it < kI3; ++it) {
+            if (it * 32 < room) {
+                key[it] = sh.k[base + it * 32];
+                val[it] = sh.v[base + it * 32];
+            }
+        }
+    }
+}
+
+// the same with the values left in place (sh.v, input order): a 16-bit original position moves instead
+template <int SHIFT, int BITS, bool LAST>
+__device__ __forceinline__ void local_pass_ix(unsigned int (&key)[kI3], unsigned int (&idx)[(kI3 + 1) / 2], int room, int wroom,
+                                              LocalShared& sh) {
+#if VALS_SMEM
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    rank_chunk<SHIFT, BITS>(key, room, wroom, sh, [&](int it, unsigned int, unsigned int p) {
+        sh.k[p] = key[it];
+        sh.ix[p] = static_cast<unsigned short>(pos_of(idx, it));
+    });
+    __syncthreads();
+    if (!LAST) {
+        const int base = warp * kWT3 + lane;
+#pragma unroll
+        for (int q = 0; q < (kI3 + 1) / 2; ++q) {
+            unsigned int packed = 0;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int it = 2 * q + h;
+                if (it < kI3 && it * 32 < room) {
+                    key[it] = sh.k[base + it * 32];
+                    packed |= static_cast<unsigned int>(sh.ix[base + it * 32]) << (16 * h);
+                }
+            }
+            idx[q] = packed;
+        }
+    }
+#endif
+}
+
+// slow path for a bucket over the on-chip capacity: chunked stable LSD passes through global memory
+template <int SHIFT, int BITS>
+__device__ __forceinline__ void global_pass(int m, const unsigned int* src_k, const int* src_v, unsigned int* dst_k, int* dst_v, bool& moved,
+                            LocalShared& sh) {
+    constexpr int R = 1 << BITS;
+    constexpr unsigned int M = R - 1;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    for (int d = tid; d < 256; d += kT3) sh.run[d] = 0;
+    __syncthreads();
+    for (int i = tid; i < m; i += kT3) atomicAdd(&sh.run[(src_k[i] >> SHIFT) & M], 1u);
+    __syncthreads();
+    const bool trivial = sh.run[(src_k[0] >> SHIFT) & M] == static_cast<unsigned int>(m);
+    __syncthreads();
+    if (trivial) {
+        moved = false;
+        return;
+    }
+    if (tid == 0) {
+        unsigned int r = 0;
+        for (int d = 0; d < R; ++d) {
+            const unsigned int c = sh.run[d];
+            sh.run[d] = r;
+            r += c;
+        }
+    }
+    __syncthreads();
+    for (int base = 0; base < m; base += kCap) {
+        const int wroom = m - base - warp * kWT3;
+        const int room = wroom - lane;
+        unsigned int key[kI3];
+        int val[kI3];
+        const int off = base + warp * kWT3 + lane;
+#pragma unroll
+        for (int it = 0; it < kI3; ++it) {
+            const bool ok = it * 32 < room;
+            key[it] = ok ? src_k[off + it * 32] : 0u;
+            val[it] = ok ? src_v[off + it * 32] : 0;
+        }
+        rank_chunk<SHIFT, BITS>(key, room, wroom, sh, [&](int it, unsigned int d, unsigned int p) {
+            const unsigned int dst = sh.run[d] + p - sh.dstart[d];
+            dst_k[dst] = key[it];
+            dst_v[dst] = val[it];
+        });
+        __syncthreads();
+        for (int d = tid; d < R; d += kT3) sh.run[d] += sh.dtotal[d];
+        __syncthreads();
+    }
+    moved = true;
+}
+
+// a bucket over the on-chip capacity: ping-pong between its scratch range and its output range
+__device__ __noinline__ void big_bucket(int m, unsigned int* ck, int* cv, unsigned int* ok_, int* ov, LocalShared& sh) {
+    const int tid = threadIdx.x;
+    bool in_tmp = true, moved;
+#define HB_GPASS(P)                                                                              \
+    global_pass<lp_shift(P), lp_bits(P)>(m, ck, cv, ok_, ov, moved, sh);                          \
+    if (moved) {                                                                                 \
+        unsigned int* tk = ck;                                                                   \
+        ck = ok_;                                                                                \
+        ok_ = tk;                                                                                \
+        int* tv = cv;                                                                            \
+        cv = ov;                                                                                 \
+        ov = tv;                                                                                 \
+        in_tmp = !in_tmp;                                                                        \
+    }                                                                                            \
+    __syncthreads();
+    HB_GPASS(0)
+    HB_GPASS(1)
+    HB_GPASS(2)
+#undef HB_GPASS
+    if (in_tmp) {
+        for (int i = tid; i < m; i += kT3) {
+            ok_[i] = ck[i];
+            ov[i] = cv[i];
+        }
+    }
+}
+
+__global__ void __launch_bounds__(kT3, K3_MINBLOCKS)
+    bucket_sort(unsigned int* tmp_k, int* tmp_v, unsigned int* out_k, int* out_v, const unsigned int* __restrict__ bucket_start) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    LocalShared& sh = *reinterpret_cast<LocalShared*>(shared_bytes);
+    pdl_wait_prev();  // the buckets come from the scatter kernel
+    const int b = blockIdx.x;
+    const unsigned int s = __ldcg(bucket_start + b);
+    const int m = static_cast<int>(__ldcg(bucket_start + b + 1) - s);
+    if (m == 0) return;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (m > kCap) {
+#ifndef NO_BIG
+        big_bucket(m, tmp_k + s, tmp_v + s, out_k + s, out_v + s, sh);
+#endif
+        return;
+    }
+    const int wroom = m - warp * kWT3;
+    const int room = wroom - lane;
+    unsigned int key[kI3];
+#if VALS_SMEM
+    unsigned int idx[(kI3 + 1) / 2];
+    {
+        const int base = warp * kWT3 + lane;
+        const unsigned int* lk = tmp_k + s + base;
+        const int* lv = tmp_v + s + base;
+#pragma unroll
+        for (int it = 0; it < kI3; ++it) {
+            const bool ok = it * 32 < room;
+            key[it] = ok ? __ldcs(lk + it * 32) : 0u;
+        }
+        {
+            int val[kI3];  // all loads issued before the first shared store (kept apart, they serialize)
+#pragma unroll
+            for (int it = 0; it < kI3; ++it) val[it] = it * 32 < room ? __ldcs(lv + it * 32) : 0;
+#pragma unroll
+            for (int it = 0; it < kI3; ++it)
+                if (it * 32 < room) sh.v[base + it * 32] = val[it];
+        }
+#pragma unroll
+        for (int q = 0; q < (kI3 + 1) / 2; ++q)
+            idx[q] = static_cast<unsigned int>(base + 64 * q) | (static_cast<unsigned int>(base + 64 * q + 32) << 16);
+    }
+    local_pass_ix<lp_shift(0), lp_bits(0), false>(key, idx, room, wroom, sh);
+    local_pass_ix<lp_shift(1), lp_bits(1), false>(key, idx, room, wroom, sh);
+    local_pass_ix<lp_shift(2), lp_bits(2), true>(key, idx, room, wroom, sh);
+    for (int p = tid; p < m; p += kT3) {
+        out_k[s + p] = sh.k[p];
+        out_v[s + p] = sh.v[sh.ix[p]];
+    }
+#else
+    int val[kI3];
+    {
+        const unsigned int* lk = tmp_k + s + warp * kWT3 + lane;
+        const int* lv = tmp_v + s + warp * kWT3 + lane;
+#pragma unroll
+        for (int it = 0; it < kI3; ++it) {
+            const bool ok = it * 32 < room;
+            key[it] = ok ? __ldcs(lk + it * 32) : 0u;
+            val[it] = ok ? __ldcs(lv + it * 32) : 0;
+        }
+    }
+    local_pass<lp_shift(0), lp_bits(0), false>(key, val, room, wroom, sh);
+    local_pass<lp_shift(1), lp_bits(1), false>(key, val, room, wroom, sh);
+    local_pass<lp_shift(2), lp_bits(2), true>(key, val, room, wroom, sh);
+    for (int p = tid; p < m; p += kT3) {
+        out_k[s + p] = sh.k[p];
+        out_v[s + p] = sh.v[p];
+    }
+#endif
+}
+
+// ---------------------------------------------------------------- host
+// Launch with programmatic stream serialization when HB_PDL (plain launch where that is refused).
+template <typename... Params, typename... Args>
+static void launch(void (*kernel)(Params...), int grid, int block, size_t smem, Args... args) {
+#if HB_PDL
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = 0;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    if (cudaLaunchKernelEx(&cfg, kernel, static_cast<Params>(args)...) == cudaSuccess) return;
+    cudaGetLastError();
+#endif
+    kernel<<<grid, block, smem>>>(static_cast<Params>(args)...);
+}
+
 struct Scratch {
     unsigned int* keys = nullptr;
     int* vals = nullptr;
     unsigned char* control = nullptr;
     int n_cap = 0;
     size_t control_cap = 0;
-    size_t word_bytes = 0;  // the look-back word width of the last call: 0 after zeroing
-    unsigned long long epoch = 0;  // the last call's epoch
-    unsigned long long calls = 0;  // picks the digit-count buffer
+    size_t word_bytes = 0;
+    unsigned long long epoch = 0;
 };
 
+inline void prof(int i) {
+#ifdef HB_BENCH
+    if (g_prof_events) cudaEventRecord(g_prof_events[i]);
+#else
+    (void)i;
+#endif
+}
+
 template <typename Word>
-static void sort_passes(int n, const unsigned int* keys, const int* values, unsigned int* sorted_keys,
-                        int* sorted_values, Scratch& s) {
+static void sort_impl(int n, const unsigned int* keys, const int* values, unsigned int* sorted_keys, int* sorted_values,
+                      Scratch& s) {
     const int tiles = static_cast<int>((static_cast<long long>(n) + kTile - 1) / kTile);
-    const size_t hist_bytes = 2 * sizeof(unsigned int) * kPasses * kRadix;
-    const size_t counter_bytes = 256;  // kPasses counters, padded so the look-back words stay aligned
-    const size_t status_per_pass = static_cast<size_t>(tiles) * kRadix;
-    const size_t control_bytes = hist_bytes + counter_bytes + sizeof(Word) * status_per_pass * kPasses;
+    // control: hist[kBuckets], bucket_start[kBuckets+1], done counter, tile counter (padded), status
+    const size_t head_bytes = ((sizeof(unsigned int) * (2 * kBuckets + 3) + 255) / 256) * 256;
+    const size_t status_words = static_cast<size_t>(tiles) * kRadix;
+    const size_t control_bytes = head_bytes + sizeof(Word) * status_words;
     if (control_bytes > s.control_cap) {
         if (s.control) cudaFree(s.control);
         if (cudaMalloc(&s.control, control_bytes) != cudaSuccess) {
-            cudaGetLastError();  // clear the allocation error so the caller's next check sees its own
-            s.control = nullptr;  // asked again next call; this call writes nothing, which the checks reject
+            cudaGetLastError();
+            s.control = nullptr;
             s.control_cap = 0;
             return;
         }
         s.control_cap = control_bytes;
         s.word_bytes = 0;
     }
-    // zero everything when new, when the epochs run out, or when words of the other width (whose
-    // bits could pass for this width's epoch) may be left
     if (s.word_bytes != sizeof(Word) || s.epoch + 1 >= Status<Word>::kEpochs) {
         cudaMemsetAsync(s.control, 0, s.control_cap);
         s.word_bytes = sizeof(Word);
@@ -352,11 +740,11 @@ static void sort_passes(int n, const unsigned int* keys, const int* values, unsi
     }
     ++s.epoch;
     const Word epoch = static_cast<Word>(s.epoch) << Status<Word>::kCountBits;
-    unsigned int* hist = reinterpret_cast<unsigned int*>(s.control) + (s.calls % 2) * kPasses * kRadix;
-    unsigned int* next_hist = reinterpret_cast<unsigned int*>(s.control) + ((s.calls + 1) % 2) * kPasses * kRadix;
-    ++s.calls;
-    unsigned int* counters = reinterpret_cast<unsigned int*>(s.control + hist_bytes);
-    Word* status = reinterpret_cast<Word*>(s.control + hist_bytes + counter_bytes);
+    unsigned int* hist = reinterpret_cast<unsigned int*>(s.control);
+    unsigned int* bstart = hist + kBuckets;
+    unsigned int* done = bstart + kBuckets + 1;
+    unsigned int* tile_counter = done + 1;
+    Word* status = reinterpret_cast<Word*>(s.control + head_bytes);
 
     static int sm_count = 0;
     if (sm_count == 0) {
@@ -365,34 +753,43 @@ static void sort_passes(int n, const unsigned int* keys, const int* values, unsi
         cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
         if (sm_count <= 0) sm_count = 1;
     }
-    const long long hist_blocks_needed = (static_cast<long long>(n) + kHistThreads * kHistUnroll - 1) / (kHistThreads * kHistUnroll);
-    const int hist_blocks = static_cast<int>(std::min(hist_blocks_needed, static_cast<long long>(kHistBlocksPerSm) * sm_count));
-    digit_histograms<<<hist_blocks, kHistThreads>>>(n, keys, hist, next_hist);
-
-    static bool attribute_set = false;
-    if (!attribute_set) {
-        cudaFuncSetAttribute(onesweep_pass<Word>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(sizeof(PassShared)));
-        attribute_set = true;  // one flag per Word: a static of this function template's instance
+    static bool attrs = false;
+    if (!attrs) {
+        cudaFuncSetAttribute(scatter_pass<Word>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(sizeof(PassShared)));
+        cudaFuncSetAttribute(bucket_sort, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(sizeof(LocalShared)));
+        cudaFuncSetAttribute(scatter_pass<Word>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+        cudaFuncSetAttribute(bucket_sort, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+        attrs = true;
     }
-    const unsigned int* src_keys = keys;
-    const int* src_vals = values;
-    for (int pass = 0; pass < kPasses; ++pass) {
-        const bool to_output = (kPasses - 1 - pass) % 2 == 0;  // the last pass writes the output
-        unsigned int* dst_keys = to_output ? sorted_keys : s.keys;
-        int* dst_vals = to_output ? sorted_values : s.vals;
-        onesweep_pass<Word><<<tiles, kThreads, sizeof(PassShared)>>>(
-            n, pass * kBits, src_keys, src_vals, dst_keys, dst_vals, hist + pass * kRadix, counters + pass,
-            epoch, status + status_per_pass * pass);
-        src_keys = dst_keys;
-        src_vals = dst_vals;
-    }
+    prof(0);
+    const long long hb_needed = (static_cast<long long>(n) + 4 * kHistThreads * kHistUnroll - 1) / (4 * kHistThreads * kHistUnroll);
+    const int hblocks = static_cast<int>(std::min(hb_needed, 4LL * sm_count));  // 4 blocks an SM: loads in flight
+    bucket_histogram<<<hblocks, kHistThreads>>>(n, keys, hist, bstart, done);
+    prof(1);
+    launch(scatter_pass<Word>, tiles, kThreads, sizeof(PassShared), n, keys, values, s.keys, s.vals,
+           static_cast<const unsigned int*>(bstart), tile_counter, epoch, status);
+    prof(2);
+    launch(bucket_sort, kBuckets, kT3, sizeof(LocalShared), s.keys, s.vals, sorted_keys, sorted_values,
+           static_cast<const unsigned int*>(bstart));
+    prof(3);
 }
 
-void radix_sort_pairs(int n, const unsigned int* keys, const int* values, unsigned int* sorted_keys,
-                      int* sorted_values) {
+#ifdef HB_BENCH
+inline void report() {
+    int a = 0, b = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&a, scatter_pass<unsigned int>, kThreads, sizeof(PassShared));
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, bucket_sort, kT3, sizeof(LocalShared));
+    printf("OCCUPANCY scatter_pass %d blocks/SM (%d thr, %zu B smem); bucket_sort %d blocks/SM (%d thr, %zu B smem); cap %d\n", a,
+           kThreads, sizeof(PassShared), b, kT3, sizeof(LocalShared), kCap);
+}
+#define HB_REPORT 1
+#endif
+
+}  // namespace hb
+
+void radix_sort_pairs(int n, const unsigned int* keys, const int* values, unsigned int* sorted_keys, int* sorted_values) {
     if (n <= 0) return;
-    static Scratch s;
+    static hb::Scratch s;
     if (n > s.n_cap) {
         if (s.keys) cudaFree(s.keys);
         if (s.vals) cudaFree(s.vals);
@@ -404,17 +801,17 @@ void radix_sort_pairs(int n, const unsigned int* keys, const int* values, unsign
         const bool got_keys = cudaMalloc(&k, static_cast<size_t>(n) * sizeof(unsigned int)) == cudaSuccess;
         const bool got_vals = got_keys && cudaMalloc(&v, static_cast<size_t>(n) * sizeof(int)) == cudaSuccess;
         if (!got_vals) {
-            cudaGetLastError();  // clear the allocation error so the caller's next check sees its own
+            cudaGetLastError();
             if (got_keys) cudaFree(k);
-            return;  // asked again next call; this call writes nothing, which the checks reject
+            return;
         }
         s.keys = k;
         s.vals = v;
         s.n_cap = n;
     }
     if (n < (1 << 24)) {
-        sort_passes<unsigned int>(n, keys, values, sorted_keys, sorted_values, s);
+        hb::sort_impl<unsigned int>(n, keys, values, sorted_keys, sorted_values, s);
     } else {
-        sort_passes<unsigned long long>(n, keys, values, sorted_keys, sorted_values, s);
+        hb::sort_impl<unsigned long long>(n, keys, values, sorted_keys, sorted_values, s);
     }
 }
