@@ -68,11 +68,22 @@ def test_a_cached_compile_is_answered_at_once_while_the_pool_is_busy(tmp_path, m
     try:
         busy = compiler.submit(SAXPY.replace("+=", "-="), "cpu", "saxpy", PARAMS, NAMES)
         again = compiler.submit(SAXPY, "cpu", "saxpy", PARAMS, NAMES)
-        assert again.done(), "a cache hit queued behind the pool's compile"
-        hit = again.result(timeout=0)
+        hit = again.result(timeout=5)  # answered while the pool's only thread is still held
         assert hit.ok and hit.cached and hit.library == first.library
         assert not busy.done()
     finally:
         release.set()
         compiler.close()
     assert busy.result(timeout=120).ok and not busy.result().cached
+
+
+def test_a_cache_entry_that_cannot_be_read_is_compiled_again_on_the_pool(tmp_path):
+    compiler = Compiler(cache_dir=tmp_path, jobs=1)
+    try:
+        first = compiler.submit(SAXPY, "cpu", "saxpy", PARAMS, NAMES).result(timeout=120)
+        [meta] = list(tmp_path.glob("*/*/result.json"))
+        meta.write_text('{"from": "another version"}')  # valid JSON, not a CompileResult
+        again = compiler.submit(SAXPY, "cpu", "saxpy", PARAMS, NAMES).result(timeout=120)
+    finally:
+        compiler.close()
+    assert first.ok and again.ok and not again.cached

@@ -6,6 +6,7 @@ task's candidates would take); the last test runs real lanes on the cpu target."
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 import time
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from regrapht.eval import Evaluation, Evaluator, spread
+from regrapht.eval import Evaluation, Evaluator
 from regrapht.eval.devices import lanes_for
 from regrapht.eval.lanes import LaneDied
 from regrapht.eval.plan import item_cost
@@ -121,25 +122,28 @@ def test_an_idle_lane_takes_the_last_group_of_a_busy_one():
     assert [r.fingerprint["lane"] for r in again] == ["l1", "l0"]
 
 
-def test_a_group_is_not_taken_where_building_its_data_again_would_end_later(monkeypatch):
+def test_a_group_is_not_taken_where_building_its_data_again_would_end_later():
     # l0 runs t0 (slow), then t2 and t4 (quick); l1's quick tasks end first. Records say a bench build
     # takes 5 s: l1 would finish t4 long after l0 does, so it leaves it (session 16: a lane that took
     # a group built ahead elsewhere waited 7.3 s to build it again).
     tasks = [FakeTask(f"t{i}", 0.3 if i == 0 else 0.02, build=5.0) for i in range(6)]
     log: list = []
-    monkeypatch.setattr(spread, "LOOKAHEAD", 0)  # nothing built ahead: a take must build
     pool = DevicePool(pool_config(None, 2), [TimedLane(f"l{i}", log) for i in range(2)])
     pool.evaluate_many(_batch(tasks))
+    # l1 was sent t4's build for a take as its queue ran short, a moment before it would take it:
+    # most of the 5 s build is still to come, so it leaves t4, and drops its copy once l0 starts it.
+    assert ("prefetch", "l1", ["t4"]) in log
     assert pool.taken == []
     where = {ids[0]: lane for kind, lane, ids in log if kind == "call"}
     assert [where[f"t{i}"] for i in (0, 2, 4)] == ["l0", "l0", "l0"]
+    assert log.index(("release", "l1", ["t4"])) > log.index(("prefetch", "l1", ["t4"]))
 
 
 def test_a_lane_with_a_short_queue_builds_ahead_the_group_it_would_take_and_then_takes_it():
-    # The same batch with builds ahead: once l1's own queue is short it is sent t4's build (the last
-    # group of l0's queue), so taking t4 costs it no build, and it does (session 17: two takes on two
-    # H100s each waited 4.7-4.9 s for a build).
-    tasks = [FakeTask(f"t{i}", 0.3 if i == 0 else 0.02, build=5.0) for i in range(6)]
+    # Builds of 0.2 s: once l1's own queue is short it is sent t4's build (the last group of l0's
+    # queue), which is done by the time l1 runs dry, so taking t4 costs it no build, and it does
+    # (session 17: two takes on two H100s each waited 4.7-4.9 s for a build).
+    tasks = [FakeTask(f"t{i}", 0.5 if i == 0 else 0.02, build=0.2) for i in range(6)]
     log: list = []
     pool = DevicePool(pool_config(None, 2), [TimedLane(f"l{i}", log) for i in range(2)])
     pool.evaluate_many(_batch(tasks))
@@ -285,14 +289,57 @@ def test_an_items_cost_is_its_device_work_plus_the_pools_mean_overhead_less_its_
     pool = DevicePool(pool_config(None, 2), [TimedLane(f"l{i}", []) for i in range(2)])
     for key, seconds in first.items():
         pool.learn(key, seconds)
-    overhead = ((3.39 - 1.44 - 0.192) + (1.99 - 0.4 - 1.2)) / 2
+    overhead = ((3.39 - 1.44 - 0.192) + (1.99 - 0.4 - 1.2)) / 2  # the median of two
     assert pool.item_s["saxpy"] == pytest.approx(0.192 + overhead)
     assert pool.item_s["histogram_u8"] == pytest.approx(1.2 + overhead)
     assert pool.item_s["histogram_u8"] > pool.item_s["saxpy"]
     assert pool.item_s["broken"] == pytest.approx(0.001)  # no worker: no overhead either
     # A later item of saxpy, uncontended, moves its mean work and the pool's overhead for every task.
     pool.learn("saxpy", {"device_loop": 0.5, "worker": 0.38, "bench_setup": 0.03, "correctness": 0.05, "timing": 0.11})
-    overhead = ((3.39 - 1.44 - 0.192) + (1.99 - 0.4 - 1.2) + (0.5 - 0.19)) / 3
+    overhead = 1.99 - 0.4 - 1.2  # the median of 1.758, 0.39 and 0.31
     assert pool.item_s["saxpy"] == pytest.approx((0.192 + 0.19) / 2 + overhead)
     assert pool.item_counts["saxpy"] == 2
     assert pool.item_s["histogram_u8"] == pytest.approx(1.2 + overhead)
+
+
+def test_a_hung_candidate_costs_its_own_task_not_every_tasks_overhead():
+    pool = DevicePool(pool_config(None, 2), [TimedLane(f"l{i}", []) for i in range(2)])
+    for _ in range(10):
+        pool.learn("small", {"device_loop": 0.325, "worker": 0.3, "correctness": 0.02, "timing": 0.1})
+        pool.learn("big", {"device_loop": 1.475, "worker": 1.4, "correctness": 0.02, "timing": 1.25})
+    before = pool.item_s["big"] / pool.item_s["small"]
+    # Killed at its timeout before any timing: the whole minute is its task's, and no overhead moves.
+    pool.learn("hangs", {"device_loop": 60.0, "worker": 60.0, "correctness": 0.01})
+    assert pool.item_s["hangs"] == pytest.approx(60.0)
+    assert pool.item_s["big"] / pool.item_s["small"] == pytest.approx(before)
+    # Waits on the parent inside the bench setup are the task's build, not an item's work.
+    work, overhead = item_cost({"device_loop": 3.0, "worker": 2.8, "bench_wait": 2.0, "judge_stage": 0.3,
+                                "bench_setup": 2.4, "correctness": 0.05, "timing": 0.2})  # fmt: skip
+    assert work == pytest.approx(0.35) and overhead == pytest.approx(0.35)
+
+
+def test_with_three_lanes_one_lane_builds_a_group_for_a_take_and_the_next_another():
+    # l0 is slow; l1 and l2 run dry early. Each is sent the builds of a different group of l0's queue.
+    tasks = [FakeTask(f"t{i}", 0.3 if i == 0 else 0.01) for i in range(9)]
+    log: list = []
+    pool = DevicePool(pool_config(None, 3), [TimedLane(f"l{i}", log) for i in range(3)])
+    results = pool.evaluate_many(_batch(tasks))
+    assert len(results) == 18 and all(r.status == "correct" for r in results)
+    for_a_take = sorted((ids[0], lane) for kind, lane, ids in log if kind == "prefetch" and lane != "l0" and ids[0] in {"t3", "t6"})  # fmt: skip
+    assert [task for task, _ in for_a_take] == ["t3", "t6"]  # each built once, by one lane
+    assert {lane for _, lane in for_a_take} == {"l1", "l2"}
+    assert sorted((thief, task) for thief, _, task in pool.taken) == sorted((lane, task) for task, lane in for_a_take)
+
+
+def test_a_build_sent_in_an_earlier_batch_makes_a_take_free():
+    # Batch 1, all quick: each lane is sent the other's last group for a take, and takes none (a 5 s
+    # build sent a moment before). Batch 2, t0 slow: l1 runs dry while l0 is on t0, and takes t4,
+    # whose data it kept from batch 1 (session 17, call d: both takes found data built in the warm-up).
+    tasks = [FakeTask(f"t{i}", 0.02, build=5.0) for i in range(6)]
+    log: list = []
+    pool = DevicePool(pool_config(None, 2), [TimedLane(f"l{i}", log) for i in range(2)])
+    pool.evaluate_many(_batch(tasks))
+    assert ("prefetch", "l1", ["t4"]) in log and pool.taken == []
+    tasks[0] = dataclasses.replace(tasks[0], seconds=0.3)  # the same task, its candidates slower
+    pool.evaluate_many(_batch(tasks))
+    assert pool.taken == [("l1", "l0", "t4")]

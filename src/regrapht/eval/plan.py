@@ -13,19 +13,24 @@ __all__ = ["assign", "item_cost", "task_groups"]
 ONCE = ("reference", "inputs_offer_ahead", "judge_stage_ahead")
 # What a worker spends on the device itself, as the worker measures it.
 DEVICE_WORK = ("bench_setup", "inputs_copy", "correctness", "timing")
+# Of the worker's bench setup, its waits on the parent (bench data still being built, the judge
+# staged): the task's build, not each item's work.
+WAITS = ("bench_wait", "judge_stage")
 
 
 def item_cost(seconds: dict[str, float]) -> tuple[float, float | None]:
     """An item's seconds in its lane's device loop (a record's `seconds`) as (the task's own device
-    work, the loop's overhead around the worker or None where no worker ran), less the task's one-time
-    costs. A plan weighs an item as its task's work plus the pool's mean overhead: the loop's whole
-    seconds of a task's first items, measured while every bench build loads the host's cores, ran
-    1.5-11x its later items' on two H100s (session 17), where the work and the mean overhead came
-    within 15%."""
-    looped = max(0.0, seconds.get("device_loop", 0.0) - sum(seconds.get(k, 0.0) for k in ONCE))
-    if "worker" not in seconds:
+    work, the loop's overhead around the worker), less the task's one-time costs. The overhead is None
+    where no worker ran, or where it stopped before its timing (a crash, a hang, a wrong answer):
+    its whole loop time is then its task's. A plan weighs an item as its task's work plus the pool's
+    overhead: the loop's whole seconds of a task's first items, measured while every bench build
+    loads the host's cores, ran 1.5-11x its later items' on two H100s (session 17), where the work
+    and the pool's overhead came within 15%."""
+    waits = sum(seconds.get(k, 0.0) for k in WAITS)
+    looped = max(0.0, seconds.get("device_loop", 0.0) - sum(seconds.get(k, 0.0) for k in ONCE) - waits)
+    if "worker" not in seconds or "timing" not in seconds:
         return looped, None
-    work = min(looped, sum(seconds.get(k, 0.0) for k in DEVICE_WORK))
+    work = min(looped, max(0.0, sum(seconds.get(k, 0.0) for k in DEVICE_WORK) - waits))
     return work, looped - work
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import queue
+import statistics
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -48,6 +49,9 @@ from regrapht.eval.plan import item_cost
 from regrapht.eval.record import Evaluation
 from regrapht.eval.spread import Batch, PoolExhausted, assign, lost_record
 from regrapht.tasks import Task
+
+# Items whose overhead around the worker the pool keeps (eval/plan.item_cost).
+OVERHEAD_SAMPLES = 256
 
 __all__ = ["DevicePool", "PoolExhausted", "assign", "lost_record", "open_evaluator", "pool_config"]
 
@@ -92,6 +96,7 @@ class DevicePool:
         self.deaths: list[str] = []  # one line per lane that died, in order
         self.restarts: dict[str, int] = {}  # lane name -> times it was started again
         self.taken: list[tuple[str, str, str]] = []  # (lane, from lane, task id) per task group one lane took from another
+        self.sent_before: dict[str, set[str]] = {}  # lane -> task keys whose builds earlier batches sent it
         self._restart = restart
         # The last batch's counters per lane (eval/spread.py): calls, items, busy_s, settle_s, idle_s.
         self.lane_stats: dict[str, Any] = {}
@@ -102,8 +107,11 @@ class DevicePool:
         self.item_s: dict[str, float] = {}
         self.item_counts: dict[str, int] = {}
         self._work_s: dict[str, float] = {}  # per key, mean device work an item
+        self._learning = threading.Lock()
         self._worker_share: dict[str, float] = {}  # per key, the share of items a worker ran
-        self._overhead = (0.0, 0)  # the loop's overhead around a worker: sum, count
+        # The loop's overhead around a worker, by item (the latest): their median is robust to a hung
+        # or crashed candidate's whole timeout.
+        self._overheads: deque[float] = deque(maxlen=OVERHEAD_SAMPLES)
         self._keys: dict[int, tuple[Task, str]] = {}
 
     @classmethod
@@ -169,15 +177,16 @@ class DevicePool:
     def learn(self, key: str, seconds: dict[str, float]) -> None:
         """Add an item's record `seconds` (with its `device_loop`) to its task's cost."""
         work, overhead = item_cost(seconds)
-        seen = self.item_counts.get(key, 0)
-        self._work_s[key] = (self._work_s.get(key, 0.0) * seen + work) / (seen + 1)
-        self._worker_share[key] = (self._worker_share.get(key, 0.0) * seen + (overhead is not None)) / (seen + 1)
-        self.item_counts[key] = seen + 1
-        if overhead is not None:
-            self._overhead = (self._overhead[0] + overhead, self._overhead[1] + 1)
-        mean = self._overhead[0] / self._overhead[1] if self._overhead[1] else 0.0
-        for k, w in self._work_s.items():  # the overhead's mean moved: every task's cost with it
-            self.item_s[k] = w + self._worker_share[k] * mean
+        with self._learning:
+            seen = self.item_counts.get(key, 0)
+            self._work_s[key] = (self._work_s.get(key, 0.0) * seen + work) / (seen + 1)
+            self._worker_share[key] = (self._worker_share.get(key, 0.0) * seen + (overhead is not None)) / (seen + 1)
+            self.item_counts[key] = seen + 1
+            if overhead is not None:
+                self._overheads.append(overhead)
+            typical = statistics.median(self._overheads) if self._overheads else 0.0
+            for k, w in self._work_s.items():  # the overhead moved: every task's cost with it
+                self.item_s[k] = w + self._worker_share[k] * typical
 
     def item_seconds(self, task: Task) -> tuple[float, int] | None:
         """The seconds an item of the task costs a lane's device loop (`learn`), and over how many

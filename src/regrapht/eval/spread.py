@@ -14,7 +14,7 @@ sharing between lanes, and what happens to a lane's work when it dies.
   unless its queue is short), where it would finish that group first: building its bench data,
   unless it was sent it ahead, and then running it, against the rest of the other lane's call and
   queue (`Batch._pays`); a dead lane's queue is always taken. A lane whose own queue is short is
-  sent that group's builds ahead too (`_likely_take`), so a take rarely waits for a build. A group is taken whole and never out
+  sent that group's builds ahead (`_likely_take`), so a take rarely waits for a build. A group is taken whole and never out
   of a running call, so every guarantee above holds wherever it runs; the task's home moves with
   it, to the lane that now holds its bench data. Verdicts do not depend on where a group runs
   (every lane has the pool's secret).
@@ -28,18 +28,11 @@ sharing between lanes, and what happens to a lane's work when it dies.
   before its first call): none settles its serial baselines at its end. Once every call is done,
   the lanes settle theirs (`lanes.close_batch`), every lane's device idle, as one evaluator settles
   its batch's at its end, and the restated records replace the first ones: one lane after
-  another by default. With `serial_settle_lanes_at_once` (off: biased on an H100 host, session 15),
-  lanes pinned to cores of their own settle at once, each timing its tasks pinned within its cores
-  (`serial_settle_width` at a time, eval/settle.py), sharing the batch's slots so that a lane done
-  early lends its share of timings to the others, under a lock that keeps alone re-times apart from
-  other lanes' pinned timings. A
-  settle at each call's end stopped that lane's device mid-batch, discarded its spare worker (the
-  next call's first candidate then made its CUDA context while holding the GPU), and was timed
-  beside the other lanes' work, so it was never quiet enough to keep.
+  another by default, or at once with `serial_settle_lanes_at_once` (eval/settle.py; off: biased on
+  an H100 host, session 15). A settle at each call's end stopped that lane's device mid-batch.
 - **Counters** (`DevicePool.lane_stats`, the last batch's): per lane, its calls, items, seconds in
-  calls and settling, and the rest of the batch's wall time, when it had nothing to run; and a
-  timeline of every call's and settle's span from the batch's start (session 15: the two-GPU batch
-  scaled 1.31x, and the counters could not say where the rest went).
+  calls and settling, and the rest of the batch's wall time; and a timeline of every call's and
+  settle's span from the batch's start.
 """
 
 from __future__ import annotations
@@ -120,8 +113,9 @@ class Batch:
         self.results: list[Evaluation | Exception | None] = [None] * len(items)
         self.queues: dict[str, deque[list[int]]] = {}
         self.ahead: dict[str, set[str]] = {}  # lane -> keys whose builds it was sent ahead of their call
-        self.likely: dict[str, set[str]] = {}  # lane -> keys of other lanes' groups it built in case it takes them
+        self.likely: dict[str, str] = {}  # key of another lane's group -> the lane sent its builds in case it takes it
         self.ran: dict[str, set[str]] = {}  # lane -> keys of the groups it was given
+        self.sent_at: dict[tuple[str, str], float] = {}  # (lane, key) -> when its build was sent ahead
         self.alone: dict[int, list[str]] = {}  # item -> lanes that died running it alone
         # (lane, positions, records, death, the call's start and end on perf_counter, whether the lane
         # returned those records itself)
@@ -160,7 +154,9 @@ class Batch:
             with contextlib.suppress(Exception):
                 self._close()  # no lane stays in a batch that will never close
             raise
-        self._release_unneeded()
+        self._release_likely()
+        for name, key in self.sent_at:  # released data stays while it fits the lane's cap
+            pool.sent_before.setdefault(name, set()).add(key)
         self._close()
         wall = time.perf_counter() - began
         for stats in self.stats.values():
@@ -283,9 +279,7 @@ class Batch:
     ) -> None:
         began = time.perf_counter()
         try:
-            restated = (
-                lane.call(close_batch, settle_cores, slots) if settle_cores is not None else lane.call(close_batch)
-            )
+            restated = lane.call(close_batch, settle_cores, slots) if settle_cores is not None else lane.call(close_batch)
         except LaneDied as exc:  # its records stand, with the serial timing they were judged by
             self.pool.deaths.append(str(exc))
             return
@@ -319,6 +313,8 @@ class Batch:
                     self._start(lane, group)
 
     def _start(self, lane: Lane, positions: list[int]) -> None:
+        for key in {self.keys[i] for i in positions}:
+            self._release_likely(lane.name, key)  # built elsewhere in case of a take, not needed now
         if id(lane) not in self.opened:
             lane.post(open_batch)  # before its builds ahead: they must not time in a quiet section
             self.opened[id(lane)] = lane
@@ -335,47 +331,52 @@ class Batch:
         (a lane reads its messages in order: they start as the call does, and run beside it). The
         call's own groups go first where they were not sent ahead (a lane's first call, a group
         taken from another lane): the compile pool and the build threads take work in the order it
-        comes, and the call's candidates must not queue behind the next groups' compiles."""
+        comes, and the call's candidates must not queue behind the next groups' compiles. The
+        likely take (`_likely_take`) comes last, in a message of its own."""
         sent = self.ahead.setdefault(lane.name, set())
         self.ran.setdefault(lane.name, set()).update(self.keys[i] for i in positions)
         ahead = task_groups(positions, self.keys) + list(self.queues.get(lane.name, ()))[:LOOKAHEAD]
         likely = self._likely_take(lane)
         if likely is not None and self.keys[likely[0]] not in sent:
-            self.likely.setdefault(lane.name, set()).add(self.keys[likely[0]])
-            ahead.append(likely)
-        upcoming = [g for g in ahead if self.keys[g[0]] not in sent]
-        if not upcoming:
-            return
-        items = [self.items[i] for group in upcoming for i in group]
-        tasks = list({self.keys[g[0]]: self.items[g[0]][0] for g in upcoming}.values())
-        sent.update(self.keys[g[0]] for g in upcoming)
-        lane.post(warm, items)
-        lane.post(prefetch, tasks, self.pool.config.reference_threads)
+            self.likely[self.keys[likely[0]]] = lane.name
+        for groups in ([g for g in ahead if self.keys[g[0]] not in sent], [likely] if likely else []):
+            groups = [g for g in groups if self.keys[g[0]] not in sent]
+            if groups:
+                for g in groups:
+                    sent.add(self.keys[g[0]])
+                    self.sent_at[(lane.name, self.keys[g[0]])] = time.perf_counter()
+                lane.post(warm, [self.items[i] for group in groups for i in group])
+                lane.post(prefetch, list({self.keys[g[0]]: self.items[g[0]][0] for g in groups}.values()),
+                          self.pool.config.reference_threads)  # fmt: skip
 
     def _likely_take(self, lane: Lane) -> list[int] | None:
         """The group the lane would take once its own queue runs out, where that queue is short: the
-        last of the queue with the most items waiting (as `_take_for` picks). Its compiles and bench
-        build are sent ahead with the lane's own, so that taking it costs no build while the lane's GPU
-        waits: on two H100s (session 17) a lane took a group twice after a plan from one warm-up item
-        per task missed by up to 2.5x, and each time waited 4.7-4.9 s for its bench data. Data built
-        for nothing is released at the batch's end (and kept while it fits, for a later batch)."""
+        last of the busiest queue (as `_take_for` picks) that no other lane was sent for a take. Its
+        builds go ahead, so a take costs no build while the GPU waits (session 17: two takes on two
+        H100s had each waited 4.7-4.9 s for bench data)."""
         if len(self.queues.get(lane.name, ())) >= LOOKAHEAD:
             return None
         others = [(name, todo) for name, todo in self.queues.items() if todo and name != lane.name]
         if not others:
             return None
         _, todo = max(others, key=lambda named: sum(len(g) for g in named[1]))
-        group = todo[-1]
-        return None if any(lane.name in self.alone.get(i, ()) for i in group) else group
+        for group in reversed(todo):
+            if self.likely.get(self.keys[group[0]], lane.name) == lane.name:
+                return None if any(lane.name in self.alone.get(i, ()) for i in group) else group
+        return None
 
-    def _release_unneeded(self) -> None:
-        """Release, on each lane, the bench data it built for groups it did not take."""
-        task_of = {key: item[0] for key, item in zip(self.keys, self.items)}
-        for name, keys in self.likely.items():
+    def _release_likely(self, started: str | None = None, key: str | None = None) -> None:
+        """Release a lane's copy built for a take it did not make: `key`'s once it started on lane
+        `started` and none of its groups is queued; every such copy at the batch's end."""
+        for k, name in list(self.likely.items()):
+            if key is not None and (k != key or name == started or any(
+                    self.keys[g[0]] == k for todo in self.queues.values() for g in todo)):  # fmt: skip
+                continue
+            del self.likely[k]
             lane = self.pool._lane(name)
-            for key in keys - self.ran.get(name, set()):
-                if lane is not None:
-                    lane.post(release, task_of[key])
+            if lane is not None and k not in self.ran.get(name, set()):
+                self.ahead.get(name, set()).discard(k)
+                lane.post(release, self.items[self.keys.index(k)][0])
 
     def _take_for(self, thief: Lane) -> list[int] | None:
         """The group an idle lane takes: the last of the queue with the most items waiting, among
@@ -444,11 +445,12 @@ class Batch:
         victim_done = left_in_call + sum(seconds(g) for g in through)
         group = through[-1]
         key = self.keys[group[0]]
-        if key in self.ahead.get(thief.name, set()):
-            build = 0.0
-        else:
-            known = list(self.build_s.values())
-            build = self.build_s.get(key, sum(known) / len(known) if known else 0.0)
+        known = list(self.build_s.values())
+        build = self.build_s.get(key, sum(known) / len(known) if known else 0.0)
+        if key in self.pool.sent_before.get(thief.name, ()):
+            build = 0.0  # sent in an earlier batch: built, and kept while it fits
+        elif key in self.ahead.get(thief.name, set()):  # sent ahead: what is left of its build
+            build = max(0.0, build - (now - self.sent_at.get((thief.name, key), now)))
         return build + seconds(group) < victim_done
 
     def _work(self, lane: Lane, positions: list[int]) -> None:
@@ -467,6 +469,10 @@ class Batch:
         self.pool.deaths.append(str(died))
         waiting = list(self.queues.pop(lane.name, ()))
         self.ahead.pop(lane.name, None)  # a lane started again has built nothing
+        self.pool.sent_before.pop(lane.name, None)
+        self.ran.pop(lane.name, None)
+        for key in [k for k, name in self.likely.items() if name == lane.name]:
+            del self.likely[key]
         retry: list[list[int]] = []
         for i in running:
             if len(running) == 1:
