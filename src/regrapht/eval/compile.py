@@ -307,7 +307,7 @@ class Compiler:
         if cached is not None:
             with self._lock:
                 if self._hits_pool is None:
-                    self._hits_pool = ThreadPoolExecutor(max_workers=URGENT_JOBS, thread_name_prefix="regrapht-compile-hit")
+                    self._hits_pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="regrapht-compile-hit")
                 return self._hits_pool.submit(lambda: cached)
         with self._lock:
             if key in self._in_flight:

@@ -102,8 +102,8 @@ class DevicePool:
         self.lane_stats: dict[str, Any] = {}
         self._home: dict[str, str] = {}  # task key -> its lane
         # Per task key, the seconds an item costs a lane's device loop (eval/plan.item_cost: the task's
-        # mean device work, plus the pool's mean overhead for each item a worker ran) and how many items
-        # it is over: later batches' plans weigh groups by it (plan.assign).
+        # mean device work, plus the pool's typical overhead for each item a worker timed) and how many
+        # items it is over: later batches' plans weigh groups by it (plan.assign).
         self.item_s: dict[str, float] = {}
         self.item_counts: dict[str, int] = {}
         self._work_s: dict[str, float] = {}  # per key, mean device work an item

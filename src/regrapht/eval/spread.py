@@ -19,7 +19,7 @@ sharing between lanes, and what happens to a lane's work when it dies.
   it, to the lane that now holds its bench data. Verdicts do not depend on where a group runs
   (every lane has the pool's secret).
 - **Plans** (eval/plan.py) weigh a task by what its items cost a lane's device loop in earlier
-  batches (`DevicePool.item_s`: its device work plus the loop's mean overhead), by count before any
+  batches (`DevicePool.item_s`: its device work plus the loop's typical overhead), by count before any
   was measured.
 - **Deaths.** What a dead lane was running is run again one candidate at a time, and what was
   queued for it goes to the other lanes; a candidate that brings down `give_up_after` lanes while
@@ -471,8 +471,8 @@ class Batch:
         self.ahead.pop(lane.name, None)  # a lane started again has built nothing
         self.pool.sent_before.pop(lane.name, None)
         self.ran.pop(lane.name, None)
-        for key in [k for k, name in self.likely.items() if name == lane.name]:
-            del self.likely[key]
+        self.likely = {key: name for key, name in self.likely.items() if name != lane.name}
+        self.sent_at = {sent: at for sent, at in self.sent_at.items() if sent[0] != lane.name}
         retry: list[list[int]] = []
         for i in running:
             if len(running) == 1:
