@@ -339,7 +339,7 @@ class Batch:
         likely = self._likely_take(lane)
         if likely is not None and self.keys[likely[0]] not in sent:
             self.likely[self.keys[likely[0]]] = lane.name
-        for groups in ([g for g in ahead if self.keys[g[0]] not in sent], [likely] if likely else []):
+        for groups in (ahead, [likely] if likely else []):  # own first; each group sent once
             groups = [g for g in groups if self.keys[g[0]] not in sent]
             if groups:
                 for g in groups:
